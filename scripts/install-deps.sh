@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Capstan's build and tests need. Idempotent: installs only what is missing.
+set -euo pipefail
+
+packages=(
+  build-essential clang lld cmake ninja-build ccache pkg-config git
+  libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
+  libssl-dev liblmdb-dev libyaml-cpp-dev libfmt-dev libspdlog-dev libcli11-dev
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
+  libgtest-dev libgmock-dev libbenchmark-dev libclang-rt-14-dev
+  etcd-server etcd-client curl openssl
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+# kubectl: the machine's own (several versions under /usr/lib/google-cloud-sdk/bin), else Debian's.
+if ! command -v kubectl >/dev/null 2>&1 && ! ls /usr/lib/google-cloud-sdk/bin/kubectl.1.* >/dev/null 2>&1; then
+  missing+=(kubernetes-client)
+fi
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+export DEBIAN_FRONTEND=noninteractive
+if ! $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"; then
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+# Debian starts etcd as a service when it is installed; Capstan's tests start their own.
+if command -v systemctl >/dev/null 2>&1; then
+  $SUDO systemctl disable --now etcd >/dev/null 2>&1 || true
+fi
