@@ -1,0 +1,24 @@
+#include "server/filters/filters.h"
+#include "server/http/responses.h"
+#include "util/log.h"
+
+namespace capstan::server {
+
+Handler WithAuthentication(Handler next, authn::RequestAuthenticator& authenticator) {
+  return [next = std::move(next), &authenticator](http::RequestContext& ctx) -> Task<void> {
+    auto result = co_await authenticator.Authenticate(ctx.request);
+    if (!result.ok() || !result->has_value()) {
+      if (!result.ok()) {
+        LogDebug("unable to authenticate the request", {{"path", ctx.request.path}, {"reason", result.status().message()}});
+      }
+      co_await http::RespondStatus(ctx, authn::UnauthorizedStatus());
+      co_return;
+    }
+    ctx.user = std::move(**result);
+    // Credentials are not passed further down the chain (kube removes the header after success).
+    ctx.request.headers.Remove("Authorization");
+    co_await next(ctx);
+  };
+}
+
+}  // namespace capstan::server

@@ -1,0 +1,26 @@
+// server/handler_chain.h: assembles kube-apiserver's filter chain around the router, in one place.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "server/filters/filters.h"
+
+namespace capstan::server {
+
+struct ChainConfig {
+  authn::RequestAuthenticator* authenticator = nullptr;
+  authz::Authorizer* authorizer = nullptr;
+  RequestMetrics* metrics = nullptr;
+  RequestWaitGroup* wait_group = nullptr;
+  std::chrono::nanoseconds request_timeout = std::chrono::seconds(60);
+  std::vector<std::string> cors_allowed_origins;
+  int max_requests_inflight = 400;
+  int max_mutating_requests_inflight = 200;
+};
+
+// The root handler: the filters in execution order around `inner` (the router).
+http::Handler BuildHandlerChain(http::Handler inner, const ChainConfig& config);
+
+}  // namespace capstan::server

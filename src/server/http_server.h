@@ -1,0 +1,62 @@
+// server/http_server.h: the HTTPS listener: TLS, HTTP/1.1 keep-alive, chunked streaming, I/O threads.
+//
+// One io_context per I/O thread (one per core by default); each accepted connection lives on one of
+// them for its whole life, so a connection's coroutine never races with itself. Requests are parsed
+// with http::RequestParser and handed to the root Handler (the filter chain) as a RequestContext.
+// Limits answer clearly: body over the limit → 413 Status, head over the limit → 431, malformed HTTP
+// → 400 and close, TLS garbage → connection closed; idle and slow-header timeouts close connections.
+//
+// Shutdown(): stop accepting, close idle connections, cancel long-running requests (watches end),
+// let in-flight requests finish within the grace period, then stop the threads.
+// This header is free of Asio (pimpl), so cmd/ can include it. Thread-safety: Start/Shutdown/Wait from
+// one controlling thread; the handler runs on I/O threads.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "apimachinery/status.h"
+#include "server/http/http_parser.h"
+#include "server/http/request_context.h"
+#include "util/metrics.h"
+
+namespace capstan::server {
+
+struct HttpServerOptions {
+  std::string bind_address = "127.0.0.1";
+  int port = 6443;  // 0: pick a free port
+  std::string tls_cert_file;
+  std::string tls_private_key_file;
+  int io_threads = 0;  // 0: one per core
+  http::ParserLimits limits;
+  std::chrono::seconds idle_timeout{90};
+  std::chrono::seconds read_header_timeout{32};
+  std::chrono::seconds tls_handshake_timeout{10};
+};
+
+class HttpServer {
+ public:
+  HttpServer(HttpServerOptions opts, http::Handler handler);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Binds and starts the I/O threads.
+  Status Start();
+  // The bound port (after Start).
+  int port() const;
+  // Graceful stop: returns when every connection is closed or the grace period has passed.
+  void Shutdown(std::chrono::milliseconds grace);
+  // Number of requests being handled now.
+  int64_t InFlight() const;
+
+  struct Impl;  // opaque; defined in http_server.cpp
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace capstan::server
