@@ -70,13 +70,20 @@ class [[nodiscard]] Status {
   const std::string& reason() const { return reason_; }
   const std::string& message() const { return message_; }
   const StatusDetails& details() const { return details_; }
-  StatusDetails& mutable_details() { return details_; }
+  StatusDetails& mutable_details() {
+    details_present_ = true;
+    return details_;
+  }
+  // Whether a metav1.Status would carry a details object (kube sets an empty one for some errors,
+  // e.g. NewTooManyRequests with no retry-after, and none for others, e.g. NewBadRequest).
+  bool has_details() const { return details_present_ || !details_.empty(); }
   StorageCode storage_code() const { return storage_code_; }
   // For kCompacted: the compact revision; for kConflict: the current mod revision, when known.
   int64_t revision() const { return revision_; }
 
   Status& WithDetails(StatusDetails d) {
     details_ = std::move(d);
+    details_present_ = true;
     return *this;
   }
   Status& WithMessage(std::string m) {
@@ -96,6 +103,7 @@ class [[nodiscard]] Status {
   std::string reason_;
   std::string message_;
   StatusDetails details_;
+  bool details_present_ = false;
   StorageCode storage_code_ = StorageCode::kNone;
   int64_t revision_ = 0;
 };
