@@ -74,9 +74,10 @@ def expected_fields(schema):
 
 def check_package(defs, proto_text, go_names):
     """Compares definitions with the messages of generated.proto. go_names maps definition name
-    to the Go type name (the message name). Returns a list of error strings."""
+    to the Go type name (the message name). Returns (error strings, messages compared)."""
     msgs = parse_proto(proto_text)
     errors = []
+    compared = 0
     for dname, schema in sorted(defs.items()):
         pm = schema.get("x-proto-message", {})
         if pm.get("kind") == "none":
@@ -87,6 +88,7 @@ def check_package(defs, proto_text, go_names):
                 continue
             errors.append("%s: no message %s in generated.proto" % (dname, go_names[dname]))
             continue
+        compared += 1
         exp = expected_fields(schema)
         got = {tag: (lab, typ) for tag, (lab, typ, _) in msg.items()}
         # proto2 maps are written "map<>" without a label; a label-less map matches "repeated".
@@ -103,4 +105,4 @@ def check_package(defs, proto_text, go_names):
                 elab = "repeated"
             if (elab, etyp) != (glab, gtyp):
                 errors.append("%s: field %d: schema %r, generated.proto %r" % (dname, tag, e, g))
-    return errors
+    return errors, compared

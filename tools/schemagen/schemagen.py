@@ -16,6 +16,7 @@ import json
 import os
 import sys
 
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import catalog    # noqa: E402
@@ -97,11 +98,13 @@ def generate(sources, proto_check=True):
         all_defs[dname]["x-kubernetes-group-version-kind"] = [
             {"group": g, "version": v, "kind": k} for g, v, k in sorted(gvks)]
 
+    compared = 0
     if proto_check:
         for base, (pkg, defs) in sorted(per_file.items()):
             if pkg.proto_text:
-                errors += ["%s: %s" % (base, e) for e in
-                           protocheck.check_package(defs, pkg.proto_text, go_names)]
+                errs, n = protocheck.check_package(defs, pkg.proto_text, go_names)
+                errors += ["%s: %s" % (base, e) for e in errs]
+                compared += n
 
     files = {base + ".json": render(defs) for base, (pkg, defs) in per_file.items()}
     lines = ["# Sources of the generated schemas (tools/schemagen/schemagen.py); one module per line."]
@@ -114,6 +117,7 @@ def generate(sources, proto_check=True):
         "kinds": sum(len(v) for v in by_def.values()),
         "kinded_definitions": len(by_def),
         "partial": sorted(partial),
+        "proto_compared": compared,
     }
     return files, errors, summary
 
@@ -166,7 +170,8 @@ def main():
         with open(os.path.join(args.out, name), "w") as f:
             f.write(text)
     print("wrote %(files)d files, %(definitions)d definitions, %(kinds)d group/version/kinds "
-          "on %(kinded_definitions)d definitions" % summary)
+          "on %(kinded_definitions)d definitions; %(proto_compared)d messages agree with "
+          "generated.proto" % summary)
     if summary["partial"]:
         print("files holding only referenced definitions: " + ", ".join(summary["partial"]))
     return 0
