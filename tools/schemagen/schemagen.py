@@ -129,12 +129,41 @@ def main():
     for key, (module, default) in DEFAULT_SOURCES.items():
         ap.add_argument("--" + key, default=default, help="%s source: DIR or DIR@REV" % module)
     ap.add_argument("--out", default=os.path.join(root, "src", "api", "schemas"))
-    ap.add_argument("--check", action="store_true", help="compare with --out instead of writing")
+    ap.add_argument("--check", action="store_true",
+                    help="compare with --out instead of writing; the default sources are read at the "
+                         "commits recorded in --out/SOURCES.txt")
+    ap.add_argument("--skip-missing", action="store_true",
+                    help="exit 77 (a skipped test for CTest) when a source is not available")
     ap.add_argument("--no-proto-check", action="store_true",
                     help="skip the comparison with the packages' generated.proto")
     args = ap.parse_args()
 
-    sources = [make_source(module, getattr(args, key)) for key, (module, _) in DEFAULT_SOURCES.items()]
+    recorded = {}
+    sources_txt = os.path.join(args.out, "SOURCES.txt")
+    if args.check and os.path.exists(sources_txt):
+        for line in open(sources_txt):
+            parts = line.split()
+            if len(parts) == 2 and not line.startswith("#") and len(parts[1]) == 40:
+                recorded[parts[0]] = parts[1]
+    specs = {}
+    for key, (module, default) in DEFAULT_SOURCES.items():
+        spec = getattr(args, key)
+        if spec == default and module in recorded:
+            spec = default.rsplit("@", 1)[0] + "@" + recorded[module]
+        specs[key] = spec
+        root = spec.rsplit("@", 1)[0] if "@" in spec else spec
+        if not os.path.isdir(root):
+            if args.skip_missing:
+                print("source %s not found at %s: skipped" % (module, root))
+                return 77
+            raise SystemExit("source %s not found at %s" % (module, root))
+    try:
+        sources = [make_source(module, specs[key]) for key, (module, _) in DEFAULT_SOURCES.items()]
+    except Exception as e:  # a missing revision in a mirror
+        if args.skip_missing:
+            print("sources not readable (%s): skipped" % e)
+            return 77
+        raise
     files, errors, summary = generate(sources, proto_check=not args.no_proto_check)
     for e in errors:
         print("proto check: " + e, file=sys.stderr)
