@@ -62,7 +62,7 @@ bool RemovePath(json::object& o, JsonPath path) {
     if (p == nullptr || !p->is_object()) return false;
     parent = &p->get_object();
   }
-  return parent->erase(path.back()) > 0;
+  return parent->stable_erase(path.back()) > 0;
 }
 
 bool RemovePath(json::value& v, JsonPath path) {
