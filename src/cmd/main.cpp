@@ -1,1 +1,55 @@
-int main() { return 0; }
+// The capstan binary: parse flags, start, wait for SIGTERM/SIGINT, shut down gracefully.
+#include <signal.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cmd/app.h"
+#include "cmd/options.h"
+#include "util/log.h"
+#include "util/strings.h"
+
+int main(int argc, char** argv) {
+  using namespace capstan;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  cmd::ParseOutcome parsed = cmd::ParseOptions(args);
+  switch (parsed.kind) {
+    case cmd::ParseOutcome::Kind::kHelp:
+      std::fputs(parsed.text.c_str(), stdout);
+      return 0;
+    case cmd::ParseOutcome::Kind::kVersion:
+      std::printf("%s\n", parsed.text.c_str());
+      return 0;
+    case cmd::ParseOutcome::Kind::kError:
+      std::fprintf(stderr, "Error: %s\n", parsed.text.c_str());
+      return 2;
+    case cmd::ParseOutcome::Kind::kRun:
+      break;
+  }
+  SetLogVerbosity(parsed.options.verbosity);
+  if (!parsed.options.ignored.empty()) {
+    LogWarn("flags accepted for compatibility but not acted on yet", {{"flags", Join(parsed.options.ignored, ",")}});
+  }
+
+  // Signals are taken synchronously by the main thread; every other thread inherits the block.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  cmd::App app(std::move(parsed.options));
+  Status st = app.Start();
+  if (!st.ok()) {
+    LogError("failed to start", {{"error", st.message()}});
+    std::fprintf(stderr, "Error: %s\n", st.message().c_str());
+    return 1;
+  }
+  int sig = 0;
+  sigwait(&set, &sig);
+  LogInfo("received signal", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
+  app.Shutdown();
+  return 0;
+}

@@ -240,7 +240,8 @@ void Connection::CloseSocket() {
 }
 
 void Connection::CloseIfIdle() {
-  if (!in_request_) CloseSocket();
+  // Part of a request already read (say, a slow upload) counts as in flight: it is finished first.
+  if (!in_request_ && inbuf_.empty() && parser_.Idle()) CloseSocket();
 }
 
 void Connection::CancelLongRunning() {
@@ -534,7 +535,7 @@ HttpServer::~HttpServer() {
   if (!impl_->threads.empty()) Shutdown(std::chrono::milliseconds(0));
 }
 
-Status HttpServer::Start() {
+Status HttpServer::Start(const std::function<void(int port)>& on_bound) {
   Impl& s = *impl_;
   error_code ec;
   s.tls.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
@@ -571,6 +572,7 @@ Status HttpServer::Start() {
                   "failed to listen on " + s.opts.bind_address + ":" + std::to_string(s.opts.port) + ": " + ec.message());
   }
   s.port = s.acceptor->local_endpoint().port();
+  if (on_bound) on_bound(s.port);
   s.Accept();
   for (auto& t : s.threads) {
     IoThread* io = t.get();

@@ -44,8 +44,9 @@ class HttpServer {
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
-  // Binds and starts the I/O threads.
-  Status Start();
+  // Binds and listens, calls on_bound(port) before the first connection is accepted, then starts the
+  // I/O threads.
+  Status Start(const std::function<void(int port)>& on_bound = nullptr);
   // The bound port (after Start).
   int port() const;
   // Graceful stop: returns when every connection is closed or the grace period has passed.

@@ -38,6 +38,8 @@ class RequestParser {
   // True once the head is parsed, the client sent "Expect: 100-continue" and the body is still unread.
   bool WantsContinue() const { return state_ == State::kBody && expect_continue_; }
   bool HeadDone() const { return state_ != State::kHead; }
+  // True between requests: nothing of a next request has arrived yet.
+  bool Idle() const { return state_ == State::kHead && buf_.empty(); }
 
   int error_status() const { return error_status_; }
   const std::string& error_message() const { return error_message_; }

@@ -1,0 +1,167 @@
+#include "cmd/app.h"
+
+#include <sys/stat.h>
+
+#include <atomic>
+#include <filesystem>
+#include <thread>
+
+#include "auth/authn/x509.h"
+#include "cmd/kubeconfig.h"
+#include "cmd/pki.h"
+#include "cmd/version.h"
+#include "server/handler_chain.h"
+#include "server/healthz.h"
+#include "server/http_server.h"
+#include "server/nonresource.h"
+#include "server/router.h"
+#include "util/log.h"
+
+namespace capstan::cmd {
+
+struct App::State {
+  Options opts;
+  MetricsRegistry metrics;
+  std::unique_ptr<server::RequestMetrics> request_metrics;
+  server::RequestWaitGroup wait_group;
+  std::unique_ptr<authn::RequestAuthenticator> authenticator;
+  std::unique_ptr<authz::Authorizer> authorizer;
+  server::HealthChecks health;
+  server::Router router;
+  std::unique_ptr<server::HttpServer> http;
+  std::atomic<bool> shutting_down{false};
+};
+
+App::App(Options options) : s_(std::make_unique<State>()) { s_->opts = std::move(options); }
+App::~App() = default;
+
+int App::port() const { return s_->http ? s_->http->port() : 0; }
+
+namespace {
+
+Status MakeDir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Status(500, "InternalError", "cannot create " + dir + ": " + ec.message());
+  ::chmod(dir.c_str(), 0700);
+  return Status();
+}
+
+std::string ServerUrl(const std::string& bind_address, int port) {
+  std::string host = bind_address;
+  if (host == "0.0.0.0" || host.empty()) host = "127.0.0.1";
+  if (host == "::") host = "::1";
+  if (host.find(':') != std::string::npos) host = "[" + host + "]";
+  return "https://" + host + ":" + std::to_string(port);
+}
+
+std::unique_ptr<authz::Authorizer> BuildAuthorizer(const std::vector<std::string>& modes) {
+  std::vector<std::unique_ptr<authz::Authorizer>> members;
+  members.push_back(std::make_unique<authz::PrivilegedGroupAuthorizer>());
+  if (modes.empty()) {
+    members.push_back(std::make_unique<authz::AuthenticatedOnly>());
+  }
+  for (const auto& m : modes) {
+    if (m == "AlwaysAllow") members.push_back(std::make_unique<authz::AlwaysAllow>());
+    if (m == "AlwaysDeny") members.push_back(std::make_unique<authz::AlwaysDeny>());
+  }
+  return std::make_unique<authz::UnionAuthorizer>(std::move(members));
+}
+
+}  // namespace
+
+Status App::Start() {
+  State& s = *s_;
+  const Options& o = s.opts;
+  RETURN_IF_ERROR(MakeDir(o.data_dir));
+
+  PkiOptions pki_opts;
+  pki_opts.service_cluster_ip_range = o.service_cluster_ip_range;
+  auto pki = EnsurePki(o.data_dir + "/pki", pki_opts);
+  if (!pki.ok()) return pki.status();
+  for (const auto& f : pki->written) LogInfo("generated", {{"file", pki->dir + "/" + f}});
+
+  std::string cert_file = o.tls_cert_file.empty() ? pki->serving_cert_file : o.tls_cert_file;
+  std::string key_file = o.tls_private_key_file.empty() ? pki->serving_key_file : o.tls_private_key_file;
+  std::string client_ca = o.client_ca_file.empty() ? pki->ca_cert_file : o.client_ca_file;
+
+  // Authentication: the union in kube's order, then system:authenticated and anonymous.
+  std::vector<std::unique_ptr<authn::RequestAuthenticator>> authenticators;
+  auto x509 = authn::X509Authenticator::FromFile(client_ca);
+  if (!x509.ok()) return x509.status();
+  authenticators.push_back(std::move(*x509));
+  s.authenticator = std::make_unique<authn::TopLevelAuthenticator>(
+      std::make_unique<authn::UnionAuthenticator>(std::move(authenticators)), o.anonymous_auth);
+  s.authorizer = BuildAuthorizer(o.authorization_modes);
+
+  server::AddProcessMetrics(s.metrics);
+  s.request_metrics = std::make_unique<server::RequestMetrics>(s.metrics);
+
+  s.health.Add("ping", []() -> Task<Status> { co_return Status(); });
+  s.health.Add("log", []() -> Task<Status> { co_return Status(); });
+  s.health.Add(
+      "shutdown",
+      [&s]() -> Task<Status> {
+        if (s.shutting_down.load()) co_return Status(500, "InternalError", "process is shutting down");
+        co_return Status();
+      },
+      server::HealthChecks::kReadyz);
+  s.health.Install(s.router);
+  server::InstallVersion(s.router, server::CurrentVersionInfo(kKubeMajor, kKubeMinor, GitVersion()));
+  server::InstallMetrics(s.router, s.metrics);
+  server::InstallRootPaths(s.router);
+
+  server::ChainConfig chain;
+  chain.authenticator = s.authenticator.get();
+  chain.authorizer = s.authorizer.get();
+  chain.metrics = s.request_metrics.get();
+  chain.wait_group = &s.wait_group;
+  chain.request_timeout = o.request_timeout;
+  chain.cors_allowed_origins = o.cors_allowed_origins;
+  chain.max_requests_inflight = o.max_requests_inflight;
+  chain.max_mutating_requests_inflight = o.max_mutating_requests_inflight;
+  http::Handler root = server::BuildHandlerChain(
+      [&s](http::RequestContext& ctx) -> Task<void> { co_await s.router.Dispatch(ctx); }, chain);
+
+  server::HttpServerOptions hopts;
+  hopts.bind_address = o.bind_address;
+  hopts.port = o.secure_port;
+  hopts.tls_cert_file = cert_file;
+  hopts.tls_private_key_file = key_file;
+  hopts.limits.max_body_bytes = static_cast<size_t>(o.max_request_body_bytes);
+  s.http = std::make_unique<server::HttpServer>(hopts, std::move(root));
+  std::string kubeconfig_path = o.data_dir + "/admin.kubeconfig";
+  Status written;
+  Status st = s.http->Start([&](int port) {
+    AdminKubeconfig admin;
+    admin.server_url = ServerUrl(o.bind_address, port);
+    admin.ca_cert_pem = pki->ca_cert_pem;
+    admin.client_cert_pem = pki->admin_cert_pem;
+    admin.client_key_pem = pki->admin_key_pem;
+    written = WriteAdminKubeconfig(kubeconfig_path, admin);
+  });
+  RETURN_IF_ERROR(st);
+  RETURN_IF_ERROR(written);
+  LogInfo("serving securely", {{"address", ServerUrl(o.bind_address, s.http->port())},
+                               {"kubeconfig", kubeconfig_path},
+                               {"version", GitVersion()}});
+  return Status();
+}
+
+void App::Shutdown() {
+  State& s = *s_;
+  LogInfo("shutting down");
+  s.shutting_down = true;
+  if (s.opts.shutdown_delay.count() > 0) {
+    std::this_thread::sleep_for(s.opts.shutdown_delay);
+  }
+  if (!s.http) return;
+  // Non-long-running requests finish (bounded by the request timeout); then connections close and
+  // long-running requests (watches) are ended.
+  auto grace = std::chrono::duration_cast<std::chrono::milliseconds>(s.opts.request_timeout) + std::chrono::seconds(5);
+  if (!s.wait_group.CloseAndWait(grace)) LogWarn("shutdown: some requests did not finish in time");
+  s.http->Shutdown(std::chrono::seconds(5));
+  LogInfo("stopped");
+}
+
+}  // namespace capstan::cmd

@@ -1,0 +1,269 @@
+#include "cmd/options.h"
+
+#include <algorithm>
+#include <functional>
+#include <regex>
+#include <set>
+
+#include "cmd/kube_flags.h"
+#include "cmd/version.h"
+#include "util/duration.h"
+#include "util/strings.h"
+
+namespace capstan::cmd {
+namespace {
+
+struct CapstanFlag {
+  std::string_view name;
+  FlagKind kind;
+  std::string_view default_value;
+  std::string_view usage;
+};
+
+// Flags kube-apiserver does not have.
+constexpr CapstanFlag kCapstanFlags[] = {
+    {"data-dir", FlagKind::kString, "./capstan-data",
+     "Folder for the embedded store, the generated PKI and admin.kubeconfig."},
+    {"storage-quota-bytes", FlagKind::kInt64, "2147483648",
+     "Size limit of the embedded store; writes beyond it fail with \"database space exceeded\"."},
+};
+
+const CapstanFlag* FindCapstanFlag(std::string_view name) {
+  for (const auto& f : kCapstanFlags) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> SplitList(const std::string& v) {
+  std::vector<std::string> out;
+  for (const auto& p : Split(v, ',')) {
+    std::string t(TrimSpace(p));
+    if (!t.empty()) out.push_back(t);
+  }
+  return out;
+}
+
+bool ParseBoolValue(const std::string& v) {
+  std::string l = ToLower(v);
+  return l == "1" || l == "t" || l == "true";
+}
+
+using Setter = std::function<Status(Options&, const std::string&)>;
+
+Status IntSetter(int& field, const std::string& v) {
+  field = static_cast<int>(std::stoll(v, nullptr, 0));
+  return Status();
+}
+
+// The flags Capstan acts on, and how each sets Options. Values were already checked against the flag's
+// kind by ValidateFlagValue, so the conversions here cannot fail on syntax.
+const std::map<std::string, Setter>& Setters() {
+  static const std::map<std::string, Setter> kSetters = {
+      {"data-dir", [](Options& o, const std::string& v) { o.data_dir = v; return Status(); }},
+      {"storage-quota-bytes",
+       [](Options& o, const std::string& v) {
+         o.storage_quota_bytes = std::stoll(v, nullptr, 0);
+         return Status();
+       }},
+      {"bind-address", [](Options& o, const std::string& v) { o.bind_address = v; return Status(); }},
+      {"secure-port",
+       [](Options& o, const std::string& v) {
+         long long p = std::stoll(v, nullptr, 0);
+         if (p < 0 || p > 65535) {
+           return Status(400, "BadRequest", "--secure-port " + v + " must be between 0 and 65535, inclusive");
+         }
+         o.secure_port = static_cast<int>(p);
+         return Status();
+       }},
+      {"tls-cert-file", [](Options& o, const std::string& v) { o.tls_cert_file = v; return Status(); }},
+      {"tls-private-key-file", [](Options& o, const std::string& v) { o.tls_private_key_file = v; return Status(); }},
+      {"max-request-body-bytes",
+       [](Options& o, const std::string& v) {
+         o.max_request_body_bytes = std::stoll(v, nullptr, 0);
+         return Status();
+       }},
+      {"cors-allowed-origins",
+       [](Options& o, const std::string& v) {
+         for (auto& p : SplitList(v)) {
+           try {
+             std::regex re(p);
+           } catch (const std::regex_error&) {
+             return Status(400, "BadRequest", "invalid --cors-allowed-origins pattern " + GoQuote(p));
+           }
+           o.cors_allowed_origins.push_back(p);
+         }
+         return Status();
+       }},
+      {"max-requests-inflight", [](Options& o, const std::string& v) { return IntSetter(o.max_requests_inflight, v); }},
+      {"max-mutating-requests-inflight",
+       [](Options& o, const std::string& v) { return IntSetter(o.max_mutating_requests_inflight, v); }},
+      {"request-timeout",
+       [](Options& o, const std::string& v) {
+         o.request_timeout = *ParseGoDuration(v);
+         return Status();
+       }},
+      {"min-request-timeout", [](Options& o, const std::string& v) { return IntSetter(o.min_request_timeout, v); }},
+      {"shutdown-delay-duration",
+       [](Options& o, const std::string& v) {
+         o.shutdown_delay = *ParseGoDuration(v);
+         return Status();
+       }},
+      {"client-ca-file", [](Options& o, const std::string& v) { o.client_ca_file = v; return Status(); }},
+      {"anonymous-auth", [](Options& o, const std::string& v) { o.anonymous_auth = ParseBoolValue(v); return Status(); }},
+      {"authorization-mode",
+       [](Options& o, const std::string& v) {
+         static const std::set<std::string> kModes = {"AlwaysAllow", "AlwaysDeny", "ABAC", "Webhook", "RBAC", "Node"};
+         static const std::set<std::string> kImplemented = {"AlwaysAllow", "AlwaysDeny"};
+         o.authorization_modes.clear();
+         for (auto& m : SplitList(v)) {
+           if (!kModes.count(m)) {
+             return Status(400, "BadRequest",
+                           "authorization-mode " + GoQuote(m) +
+                               " is not a valid mode (AlwaysAllow, AlwaysDeny, ABAC, Webhook, RBAC, Node)");
+           }
+           if (!kImplemented.count(m)) {
+             return Status(400, "BadRequest", "authorization-mode " + GoQuote(m) + " is not supported by this Capstan build yet");
+           }
+           o.authorization_modes.push_back(m);
+         }
+         return Status();
+       }},
+      {"service-cluster-ip-range",
+       [](Options& o, const std::string& v) { o.service_cluster_ip_range = v; return Status(); }},
+      {"service-node-port-range",
+       [](Options& o, const std::string& v) { o.service_node_port_range = v; return Status(); }},
+      {"etcd-servers", [](Options& o, const std::string& v) { o.etcd_servers = SplitList(v); return Status(); }},
+      {"etcd-prefix", [](Options& o, const std::string& v) { o.etcd_prefix = v; return Status(); }},
+      {"v", [](Options& o, const std::string& v) { return IntSetter(o.verbosity, v); }},
+  };
+  return kSetters;
+}
+
+struct Resolved {
+  std::string name;
+  FlagKind kind;
+  bool optional_value;
+  const KubeFlag* kube = nullptr;
+};
+
+std::optional<Resolved> Resolve(std::string_view name) {
+  if (name.size() == 1) {
+    if (const KubeFlag* f = FindKubeFlagByShorthand(name[0])) {
+      return Resolved{std::string(f->name), f->kind, FlagValueIsOptional(*f), f};
+    }
+    return std::nullopt;
+  }
+  if (const CapstanFlag* c = FindCapstanFlag(name)) {
+    return Resolved{std::string(c->name), c->kind, c->kind == FlagKind::kBool, nullptr};
+  }
+  if (const KubeFlag* f = FindKubeFlag(name)) {
+    return Resolved{std::string(f->name), f->kind, FlagValueIsOptional(*f), f};
+  }
+  return std::nullopt;
+}
+
+std::string HelpText() {
+  std::string out =
+      "Capstan is a Kubernetes API server: it serves the Kubernetes REST API with kube-apiserver's flags.\n\n"
+      "Usage:\n  capstan [flags]\n\nCapstan flags:\n";
+  for (const auto& f : kCapstanFlags) {
+    out += "      --" + std::string(f.name) + " " + std::string(FlagKindName(f.kind)) + "    " + std::string(f.usage) +
+           " (default " + std::string(f.default_value) + ")\n";
+  }
+  out += "\nkube-apiserver flags (those Capstan does not act on yet are accepted and logged):\n";
+  for (const auto& f : KubeApiserverFlags()) {
+    if (f.deprecated) continue;
+    std::string line = "      ";
+    if (!f.shorthand.empty()) line = "  -" + std::string(f.shorthand) + ", ";
+    line += "--" + std::string(f.name);
+    if (!f.type_name.empty()) line += " " + std::string(f.type_name);
+    line += "    " + std::string(f.usage);
+    if (!f.default_value.empty()) line += " (default " + std::string(f.default_value) + ")";
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+ParseOutcome ParseOptions(const std::vector<std::string>& args) {
+  ParseOutcome out;
+  Options& o = out.options;
+  std::vector<std::pair<std::string, std::string>> given;  // name, value in order
+  auto error = [&](std::string msg) {
+    out.kind = ParseOutcome::Kind::kError;
+    out.text = std::move(msg);
+    return out;
+  };
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--") break;
+    if (arg.size() < 2 || arg[0] != '-') return error("unexpected argument " + GoQuote(arg) + ": capstan takes only flags");
+    bool long_form = arg[1] == '-';
+    std::string body = arg.substr(long_form ? 2 : 1);
+    std::string name = body, value;
+    bool has_value = false;
+    if (auto eq = body.find('='); eq != std::string::npos) {
+      name = body.substr(0, eq);
+      value = body.substr(eq + 1);
+      has_value = true;
+    }
+    if (!long_form && name.size() != 1) {
+      // pflag reads "-abc" as shorthand flags; kube has only -h and -v.
+      return error("unknown shorthand flag: " + GoQuote(name.substr(0, 1)) + " in " + arg);
+    }
+    if (name == "help" || name == "h") {
+      out.kind = ParseOutcome::Kind::kHelp;
+      out.text = HelpText();
+      return out;
+    }
+    auto r = Resolve(name);
+    if (!r) return error(long_form ? "unknown flag: --" + name : "unknown shorthand flag: " + GoQuote(name) + " in " + arg);
+    if (!has_value) {
+      if (r->optional_value) {
+        value = "true";
+      } else {
+        if (i + 1 >= args.size()) return error("flag needs an argument: " + arg);
+        value = args[++i];
+      }
+    }
+    if (r->kube) {
+      Status st = ValidateFlagValue(*r->kube, value);
+      if (!st.ok()) return error(st.message());
+    } else if (r->kind == FlagKind::kInt64) {
+      try {
+        size_t pos = 0;
+        (void)std::stoll(value, &pos, 0);
+        if (pos != value.size()) throw std::invalid_argument("x");
+      } catch (...) {
+        return error("invalid argument " + GoQuote(value) + " for \"--" + r->name + "\" flag: not an integer");
+      }
+    }
+    if (r->name == "version") {
+      if (ParseBoolValue(value) || value == "raw") {
+        out.kind = ParseOutcome::Kind::kVersion;
+        out.text = "Kubernetes " + GitVersion();
+        return out;
+      }
+      continue;
+    }
+    given.emplace_back(r->name, value);
+  }
+  const auto& setters = Setters();
+  std::set<std::string> ignored;
+  for (const auto& [name, value] : given) {
+    o.given[name].push_back(value);
+    auto it = setters.find(name);
+    if (it == setters.end()) {
+      ignored.insert(name);
+      continue;
+    }
+    Status st = it->second(o, value);
+    if (!st.ok()) return error(st.message());
+  }
+  o.ignored.assign(ignored.begin(), ignored.end());
+  return out;
+}
+
+}  // namespace capstan::cmd

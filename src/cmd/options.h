@@ -1,0 +1,66 @@
+// cmd/options.h: command-line flags → Options, with kube-apiserver's names and pflag's syntax.
+//
+// Every kube-apiserver 1.32 flag is accepted (cmd/kube_flags.h holds the table): the ones Capstan
+// implements fill Options, the rest are collected in `ignored` and logged once at start. Capstan's own
+// flags (--data-dir, --storage-quota-bytes) are listed in options.cpp. A flag nobody has, or a bad value,
+// is an error whose one-line message names it (the caller exits 2). Syntax as pflag: --name=value,
+// --name value, -v=2, -v 2, bare boolean flags, --bool=false.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "apimachinery/status.h"
+
+namespace capstan::cmd {
+
+struct Options {
+  // Capstan's own.
+  std::string data_dir = "./capstan-data";
+  int64_t storage_quota_bytes = 2LL << 30;
+
+  // Serving.
+  std::string bind_address = "127.0.0.1";
+  int secure_port = 6443;
+  std::string tls_cert_file;
+  std::string tls_private_key_file;
+  int64_t max_request_body_bytes = 3 * 1024 * 1024;
+  std::vector<std::string> cors_allowed_origins;
+  int max_requests_inflight = 400;
+  int max_mutating_requests_inflight = 200;
+  std::chrono::nanoseconds request_timeout = std::chrono::seconds(60);
+  int min_request_timeout = 1800;
+  std::chrono::nanoseconds shutdown_delay = std::chrono::seconds(0);
+  std::string service_cluster_ip_range = "10.0.0.0/24";
+  std::string service_node_port_range = "30000-32767";
+
+  // Authentication and authorization.
+  std::string client_ca_file;
+  bool anonymous_auth = true;
+  std::vector<std::string> authorization_modes;  // empty: Capstan's default
+
+  // Storage.
+  std::vector<std::string> etcd_servers;
+  std::string etcd_prefix = "/registry";
+
+  int verbosity = 0;
+
+  // Every flag given on the command line, by name, with its values in order.
+  std::map<std::string, std::vector<std::string>> given;
+  // Flags given that kube-apiserver has but Capstan does not act on yet.
+  std::vector<std::string> ignored;
+};
+
+struct ParseOutcome {
+  enum class Kind { kRun, kHelp, kVersion, kError };
+  Kind kind = Kind::kRun;
+  Options options;
+  std::string text;  // help text, version line, or the one-line error
+};
+
+ParseOutcome ParseOptions(const std::vector<std::string>& args);
+
+}  // namespace capstan::cmd
