@@ -47,8 +47,8 @@ def expected_fields(schema):
     for e in schema.get("x-proto-embedded", []):
         exp[e["tag"]] = ("optional", _ref_name(e["$ref"]))
     for name, p in schema.get("properties", {}).items():
-        xp = p.get("x-proto", {})
-        if xp.get("skip") or xp.get("in"):
+        xp = p.get("x-proto")
+        if xp is None or xp.get("in"):
             continue
         t = xp["type"]
         repeated = p.get("type") == "array"

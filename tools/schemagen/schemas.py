@@ -392,7 +392,9 @@ class Generator:
             if d is not None:
                 schema["default"] = d
             schema.update(self.type_schema(mrt))
-        schema["x-proto"] = self.proto_property(owner, f, mrt, in_path, omitempty)
+        xp = self.proto_property(owner, f, mrt, in_path, omitempty)
+        if xp is not None:
+            schema["x-proto"] = xp
         return schema
 
     # ------------------------------------------------------------------ JSON side
@@ -540,7 +542,7 @@ class Generator:
 
     def proto_property(self, owner, f, mrt, in_path, omitempty):
         if in_path is None:
-            return {"skip": True, "omitempty": omitempty}
+            return None  # no protobuf field: the property carries no x-proto
         ptag = parse_proto_tag(f)
         if ptag is None:
             raise GenError("%s.%s: no protobuf tag in a protobuf message" % (owner.name, f.name))

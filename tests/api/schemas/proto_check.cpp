@@ -180,12 +180,9 @@ std::map<uint32_t, ProtoField> ProtoFieldsOf(const SchemaIndex& index, const std
     for (const auto& [name, pv] : props->get_object()) {
       const json::object& p = pv.get_object();
       const json::value* xpv = p.if_contains("x-proto");
-      if (xpv == nullptr) {
-        errors->push_back(definition + "." + std::string(name) + " has no x-proto");
-        continue;
-      }
+      if (xpv == nullptr) continue;  // not a protobuf field (TypeMeta's apiVersion and kind)
       const json::object& xp = xpv->get_object();
-      if (xp.contains("skip") || xp.contains("in")) continue;
+      if (xp.contains("in")) continue;
       ProtoField f;
       f.name = std::string(name);
       f.type = Str(xp, "type");
