@@ -1,0 +1,114 @@
+#include "storage/embedded/writer_thread.h"
+
+#include <chrono>
+
+#include "storage/embedded/errors.h"
+#include "util/log.h"
+
+namespace capstan::storage::embedded {
+
+WriterThread::WriterThread(MvccStore& store, std::function<void(WriteBatch&)> publish, WriterStats stats)
+    : store_(store), publish_(std::move(publish)), stats_(std::move(stats)) {
+  thread_ = std::thread([this] { Run(); });
+}
+
+WriterThread::~WriterThread() { Stop(); }
+
+void WriterThread::Submit(WriteOp op) {
+  {
+    std::lock_guard lock(mu_);
+    if (!stopping_) {
+      queue_.push_back(std::move(op));
+      cv_.notify_one();
+      return;
+    }
+  }
+  op.finish(StoreClosed());
+}
+
+void WriterThread::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_ && !thread_.joinable()) return;
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+Status WriterThread::failure() const {
+  std::lock_guard lock(mu_);
+  return failure_;
+}
+
+void WriterThread::Run() {
+  for (;;) {
+    std::vector<WriteOp> ops;
+    Status failed;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (stopping_) {
+        std::deque<WriteOp> rest = std::move(queue_);
+        queue_.clear();
+        lock.unlock();
+        for (WriteOp& op : rest) op.finish(StoreClosed());
+        return;
+      }
+      while (!queue_.empty() && ops.size() < kMaxBatch) {
+        ops.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+      }
+      failed = failure_;
+    }
+    if (!failed.ok()) {
+      for (WriteOp& op : ops) op.finish(failed);
+      continue;
+    }
+    RunBatch(ops);
+  }
+}
+
+void WriterThread::RunBatch(std::vector<WriteOp>& ops) {
+  WriteBatch b;
+  Status s = store_.BeginBatch(b);
+  if (!s.ok()) {
+    for (WriteOp& op : ops) op.finish(s);
+    return;
+  }
+  for (WriteOp& op : ops) {
+    op.apply(b);
+    if (!b.fatal.ok()) break;
+  }
+  if (!b.fatal.ok()) {
+    LogError("embedded store batch failed", {{"error", b.fatal.message()}});
+    Status err = b.fatal;
+    store_.AbortBatch(b);
+    if (!err.IsStorage(StorageCode::kQuotaExceeded)) {
+      std::lock_guard lock(mu_);
+      failure_ = err;
+    }
+    for (WriteOp& op : ops) op.finish(err);
+    return;
+  }
+  auto start = std::chrono::steady_clock::now();
+  bool wrote = b.wrote;
+  s = store_.CommitBatch(b);
+  if (wrote && stats_.commit_duration) {
+    stats_.commit_duration(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  if (stats_.batch_size) stats_.batch_size(ops.size());
+  if (!s.ok()) {
+    if (!s.IsStorage(StorageCode::kQuotaExceeded)) {
+      std::lock_guard lock(mu_);
+      failure_ = s;
+    }
+    for (WriteOp& op : ops) op.finish(s);
+    return;
+  }
+  for (auto& step : b.after_commit) step();
+  for (WriteOp& op : ops) op.finish(Status::Ok());
+  if (publish_) publish_(b);
+}
+
+}  // namespace capstan::storage::embedded
