@@ -3,7 +3,7 @@
 // The semantics are etcd v3's, exactly, so that the embedded store and a real etcd cluster are
 // interchangeable:
 //  - one global revision, +1 per committed transaction that writes (a txn whose compares fail, or that
-//    only reads, does not bump it; a put of an identical value does);
+//    only reads, does not bump it; a put of an identical value does); an empty store is at revision 1;
 //  - per key: create_revision, mod_revision, version (1 on create, +1 per put, and a delete ends the
 //    key's generation: a later put starts again at version 1 with a new create_revision);
 //  - ranges over [key, range_end) at the current or a past revision (not below the compact revision);
@@ -12,8 +12,8 @@
 //    share one new revision;
 //  - watches deliver every change after start_revision in revision order, each put/delete with the
 //    previous value when asked for;
-//  - leases: keys attached to a lease are deleted when it expires or is revoked, each deletion in its
-//    own revision (as etcd does);
+//  - leases: keys attached to a lease are deleted when it expires or is revoked, all in one
+//    transaction in key order (one revision, as etcd's lessor.Revoke does; none if it had no keys);
 //  - compaction removes history below a revision; reads and watches below it fail with kCompacted
 //    carrying the compact revision.
 //
@@ -63,7 +63,8 @@ struct RangeResponse {
   std::vector<KeyValue> kvs;
   int64_t count = 0;     // number of keys in the range (ignoring limit)
   bool more = false;     // more keys in the range than returned
-  int64_t revision = 0;  // the store revision the range was served at (the header revision)
+  int64_t revision = 0;  // the header revision: the store's current revision when served, also for a
+                         // range at a past revision
 };
 
 struct PutRequest {
