@@ -160,8 +160,7 @@ Check GoParseFloat(std::string_view s, int bits) {
   for (char c : t) {
     if (c != '_') no_underscores.push_back(c);
   }
-  bool hex = unsigned_part.size() > 1 && unsigned_part[0] == '0' && unsigned_part[1] == 'x';
-  if (no_underscores.size() != t.size() && !hex) return SyntaxError("ParseFloat", s);
+  if (no_underscores.size() != t.size() && !UnderscoreOk(t)) return SyntaxError("ParseFloat", s);
   errno = 0;
   char* end = nullptr;
   double v = std::strtod(no_underscores.c_str(), &end);

@@ -152,6 +152,8 @@ TEST(KubeFlags, BoolsFloatsAndDurations) {
   EXPECT_EQ(Err("goaway-chance", "often"),
             R"(invalid argument "often" for "--goaway-chance" flag: strconv.ParseFloat: parsing "often": invalid syntax)");
   EXPECT_NE(Err("goaway-chance", " 1"), "");
+  EXPECT_EQ(Err("goaway-chance", "0_0.5"), "");
+  EXPECT_NE(Err("goaway-chance", "0__5"), "");
   EXPECT_NE(Err("audit-log-batch-throttle-qps", "1e39"), "");  // float32 overflow
   for (const char* ok : {"5m0s", "1h", "300ms", "0", "1h30m", "1.5s", "-2s"}) EXPECT_EQ(Err("request-timeout", ok), "") << ok;
   EXPECT_EQ(Err("request-timeout", "5"),
