@@ -26,6 +26,8 @@ constexpr CapstanFlag kCapstanFlags[] = {
      "Folder for the embedded store, the generated PKI and admin.kubeconfig."},
     {"storage-quota-bytes", FlagKind::kInt64, "2147483648",
      "Size limit of the embedded store; writes beyond it fail with \"database space exceeded\"."},
+    {"max-request-body-bytes", FlagKind::kInt64, "3145728",
+     "Largest request body accepted; a larger one is answered 413 RequestEntityTooLarge."},
 };
 
 const CapstanFlag* FindCapstanFlag(std::string_view name) {

@@ -395,15 +395,20 @@ Task<void> Connection::Run() {
     CloseSocket();
     co_return;
   }
-  if (STACK_OF(X509)* chain = SSL_get_peer_cert_chain(stream_.native_handle())) {
-    for (int i = 0; i < sk_X509_num(chain); ++i) {
-      X509* cert = sk_X509_value(chain, i);
-      int len = i2d_X509(cert, nullptr);
-      if (len <= 0) continue;
-      std::string der(static_cast<size_t>(len), '\0');
-      auto* p = reinterpret_cast<unsigned char*>(der.data());
-      i2d_X509(cert, &p);
-      peer_certs_.push_back(std::move(der));
+  // On a server, the peer's chain excludes its leaf certificate: take the leaf first.
+  auto append_der = [this](X509* cert) {
+    int len = i2d_X509(cert, nullptr);
+    if (len <= 0) return;
+    std::string der(static_cast<size_t>(len), '\0');
+    auto* p = reinterpret_cast<unsigned char*>(der.data());
+    i2d_X509(cert, &p);
+    peer_certs_.push_back(std::move(der));
+  };
+  if (X509* leaf = SSL_get1_peer_certificate(stream_.native_handle())) {
+    append_der(leaf);
+    X509_free(leaf);
+    if (STACK_OF(X509)* chain = SSL_get_peer_cert_chain(stream_.native_handle())) {
+      for (int i = 0; i < sk_X509_num(chain); ++i) append_der(sk_X509_value(chain, i));
     }
   }
 
@@ -414,6 +419,7 @@ Task<void> Connection::Run() {
                   : std::chrono::steady_clock::duration(server_.opts.read_header_timeout));
     bool header_timer = !idle;
     bool continue_sent = false;
+    std::chrono::steady_clock::time_point head_received{};
     http::RequestParser::Result result = http::RequestParser::Result::kNeedMore;
     for (;;) {
       if (!inbuf_.empty()) {
@@ -425,6 +431,9 @@ Task<void> Connection::Run() {
         size_t consumed = 0;
         result = parser_.Feed(inbuf_, &consumed);
         inbuf_.erase(0, consumed);
+        if (parser_.HeadDone() && head_received == std::chrono::steady_clock::time_point{}) {
+          head_received = std::chrono::steady_clock::now();
+        }
         if (result != http::RequestParser::Result::kNeedMore) break;
         if (parser_.HeadDone()) CancelTimer();  // bodies may arrive slowly; the idle socket timeout still closes
       }
@@ -448,7 +457,9 @@ Task<void> Connection::Run() {
     ctx->request = parser_.TakeRequest();
     ctx->request.remote_addr = remote_;
     ctx->request.peer_certs_der = peer_certs_;
-    ctx->received = std::chrono::steady_clock::now();
+    // A request is in flight from the moment its head arrived (its body may still be uploading).
+    ctx->received = head_received != std::chrono::steady_clock::time_point{} ? head_received
+                                                                              : std::chrono::steady_clock::now();
     ctx->writer = this;
     ctx_ = ctx.get();
     in_request_ = true;

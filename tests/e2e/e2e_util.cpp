@@ -211,6 +211,7 @@ int Connect(int port) {
 RawResult RawHttps(int port, const std::vector<std::string>& pieces, const std::string& cert_file,
                    const std::string& key_file, std::chrono::milliseconds pause, std::chrono::seconds timeout) {
   RawResult r;
+  signal(SIGPIPE, SIG_IGN);  // the server may close while we still write (431, 413)
   int fd = Connect(port);
   if (fd < 0) return r;
   timeval tv{static_cast<time_t>(timeout.count()), 0};
@@ -242,6 +243,7 @@ RawResult RawHttps(int port, const std::vector<std::string>& pieces, const std::
 }
 
 std::string RawTcp(int port, const std::string& bytes) {
+  signal(SIGPIPE, SIG_IGN);
   int fd = Connect(port);
   if (fd < 0) return "";
   timeval tv{5, 0};

@@ -45,7 +45,8 @@ Handler WithRequestMetrics(Handler next, RequestMetrics& m);
 // begun new ones get 503 "apiserver is shutting down" with Retry-After: 1.
 class RequestWaitGroup {
  public:
-  bool Add();  // false once closed
+  // False once closed, except for requests whose head arrived before the close (they were in flight).
+  bool Add(std::chrono::steady_clock::time_point received);
   void Done();
   // Closes the group and waits until it is empty or the deadline passes. Returns true if drained.
   bool CloseAndWait(std::chrono::milliseconds timeout);
@@ -56,6 +57,7 @@ class RequestWaitGroup {
   std::condition_variable cv_;
   std::atomic<int64_t> count_{0};
   bool closed_ = false;
+  std::chrono::steady_clock::time_point closed_at_;
 };
 Handler WithWaitGroup(Handler next, RequestWaitGroup& wg);
 

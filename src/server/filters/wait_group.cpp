@@ -3,9 +3,9 @@
 
 namespace capstan::server {
 
-bool RequestWaitGroup::Add() {
+bool RequestWaitGroup::Add(std::chrono::steady_clock::time_point received) {
   std::lock_guard lock(mu_);
-  if (closed_) return false;
+  if (closed_ && received >= closed_at_) return false;
   count_.fetch_add(1);
   return true;
 }
@@ -18,6 +18,7 @@ void RequestWaitGroup::Done() {
 bool RequestWaitGroup::CloseAndWait(std::chrono::milliseconds timeout) {
   std::unique_lock lock(mu_);
   closed_ = true;
+  closed_at_ = std::chrono::steady_clock::now();
   return cv_.wait_for(lock, timeout, [&] { return count_.load() == 0; });
 }
 
@@ -27,7 +28,7 @@ Handler WithWaitGroup(Handler next, RequestWaitGroup& wg) {
       co_await next(ctx);
       co_return;
     }
-    if (!wg.Add()) {
+    if (!wg.Add(ctx.received)) {
       Status st(503, "ServiceUnavailable", "apiserver is shutting down");
       auto resp = http::StatusResponse(st);
       resp.headers.Set("Retry-After", "1");

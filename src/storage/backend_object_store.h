@@ -1,0 +1,47 @@
+// storage/backend_object_store.h: kube's storage.Interface over a storage::Backend (what kube's etcd3
+// store does over etcd): JSON values under keys, resourceVersion = mod_revision, CAS writes, paged
+// lists, watches translated into ADDED/MODIFIED/DELETED with selector transitions, TTLs as leases.
+// Thread-safe; the Backend and Transformer outlive it.
+#pragma once
+
+#include <mutex>
+
+#include "storage/backend.h"
+#include "storage/object_store.h"
+#include "storage/transformer.h"
+
+namespace capstan::storage {
+
+class BackendObjectStore : public ObjectStore {
+ public:
+  explicit BackendObjectStore(Backend& backend, const Transformer* transformer = nullptr);
+
+  Task<StatusOr<Object>> Create(const std::string& key, Object obj, int64_t ttl_seconds) override;
+  Task<StatusOr<Object>> Get(const std::string& key, const GetOptions& opts) override;
+  Task<StatusOr<ListResult>> GetList(const std::string& key, const ListOptions& opts) override;
+  Task<StatusOr<Object>> GuaranteedUpdate(const std::string& key, const Preconditions& pre, bool ignore_not_found,
+                                          UpdateFunc try_update) override;
+  Task<StatusOr<Object>> Delete(const std::string& key, const Preconditions& pre, ValidateDeleteFunc validate) override;
+  StatusOr<std::unique_ptr<ObjectWatch>> Watch(const std::string& key, const WatchOptions& opts) override;
+  Task<StatusOr<int64_t>> CurrentRevision() override;
+
+  // Encodes an object for storage (without resourceVersion) and back (with it). Exposed for the cacher.
+  StatusOr<std::string> Encode(Object obj, const std::string& key) const;
+  StatusOr<Object> Decode(std::string_view stored, const std::string& key, int64_t revision) const;
+
+ private:
+  Task<StatusOr<int64_t>> LeaseFor(int64_t ttl_seconds);
+
+  Backend& backend_;
+  const Transformer* transformer_;
+  IdentityTransformer identity_;
+  std::mutex lease_mu_;
+  int64_t lease_id_ = 0;            // GUARDED_BY(lease_mu_)
+  int64_t lease_ttl_ = 0;           // GUARDED_BY(lease_mu_)
+  std::chrono::steady_clock::time_point lease_granted_;  // GUARDED_BY(lease_mu_)
+};
+
+// Sets metadata.resourceVersion.
+void SetResourceVersion(Object& obj, int64_t revision);
+
+}  // namespace capstan::storage

@@ -1,0 +1,31 @@
+// storage/transformer.h: value transformers between the object bytes and what the Backend stores
+// (encryption at rest). The storage key is authenticated data, so a value cannot be moved to another
+// key. Thread-safe.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "apimachinery/status.h"
+
+namespace capstan::storage {
+
+class Transformer {
+ public:
+  virtual ~Transformer() = default;
+  virtual StatusOr<std::string> ToStorage(std::string_view data, std::string_view key) const = 0;
+  // `stale` is set when the value was written with a key or provider that is no longer the first one
+  // (it should be rewritten).
+  virtual StatusOr<std::string> FromStorage(std::string_view stored, std::string_view key, bool* stale) const = 0;
+};
+
+class IdentityTransformer : public Transformer {
+ public:
+  StatusOr<std::string> ToStorage(std::string_view data, std::string_view) const override { return std::string(data); }
+  StatusOr<std::string> FromStorage(std::string_view stored, std::string_view, bool* stale) const override {
+    if (stale) *stale = false;
+    return std::string(stored);
+  }
+};
+
+}  // namespace capstan::storage
