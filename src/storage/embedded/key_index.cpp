@@ -43,11 +43,10 @@ const IndexEntry* KeyIndex::Live(std::string_view key, int64_t rev) const {
   return (e && !e->tombstone) ? e : nullptr;
 }
 
-void KeyIndex::Append(const std::string& key, const IndexEntry& e) { Append(std::string(key), e); }
-
-void KeyIndex::Append(std::string&& key, const IndexEntry& e) {
-  auto it = keys_.find(key);
-  if (it == keys_.end()) it = keys_.emplace(std::move(key), std::vector<IndexEntry>()).first;
+void KeyIndex::Append(std::string_view key, const IndexEntry& e) {
+  // One search: lower_bound doubles as the insertion hint.
+  auto it = keys_.lower_bound(key);
+  if (it == keys_.end() || it->first != key) it = keys_.emplace_hint(it, std::string(key), std::vector<IndexEntry>());
   CAPSTAN_CHECK(it->second.empty() || it->second.back().rev < e.rev);
   it->second.push_back(e);
   ++entries_;

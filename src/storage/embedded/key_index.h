@@ -75,8 +75,7 @@ class KeyIndex {
   }
 
   // Appends a change; its revision must be above every revision already held for the key.
-  void Append(const std::string& key, const IndexEntry& e);
-  void Append(std::string&& key, const IndexEntry& e);
+  void Append(std::string_view key, const IndexEntry& e);
 
   // The changes that compaction at `compact_rev` drops: every change below it except, per key, the
   // last put at or below it (a read at compact_rev still needs that one). Changes at compact_rev

@@ -59,7 +59,7 @@ Status MvccStore::Load() {
       e.create_revision = rec->create_revision;
       e.version = rec->version;
       e.lease = rec->lease;
-      index_.Append(std::string(rec->key), e);
+      index_.Append(rec->key, e);
       max_rev = std::max(max_rev, rev->main);
     }
     if (rc != MDB_NOTFOUND) return LmdbError(rc, "scan history");

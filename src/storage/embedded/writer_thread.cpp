@@ -42,11 +42,19 @@ Status WriterThread::failure() const {
 }
 
 void WriterThread::Run() {
+  size_t last_batch = 0;
   for (;;) {
     std::vector<WriteOp> ops;
     Status failed;
     {
       std::unique_lock lock(mu_);
+      // The writers released by the last commit usually come straight back. Waiting a moment for
+      // them turns alternating half-size batches into full ones; a lone writer is never delayed
+      // (its own next write is what the wait is for), and the wait is bounded by kLinger.
+      size_t target = std::min(kMaxBatch, queue_.size() + last_batch);
+      if (last_batch > 1 && queue_.size() < target) {
+        cv_.wait_for(lock, kLinger, [&] { return stopping_ || queue_.size() >= target; });
+      }
       cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
       if (stopping_) {
         std::deque<WriteOp> rest = std::move(queue_);
@@ -61,6 +69,7 @@ void WriterThread::Run() {
       }
       failed = failure_;
     }
+    last_batch = ops.size();
     if (!failed.ok()) {
       for (WriteOp& op : ops) op.finish(failed);
       continue;

@@ -12,6 +12,7 @@
 // Thread-safety: Submit is safe from any thread; apply/finish callbacks run on the writer thread.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -54,6 +55,7 @@ class WriterThread {
   void RunBatch(std::vector<WriteOp>& ops);
 
   static constexpr size_t kMaxBatch = 4096;
+  static constexpr std::chrono::microseconds kLinger{500};
 
   MvccStore& store_;
   std::function<void(WriteBatch&)> publish_;
