@@ -102,16 +102,16 @@ FieldError Make(FieldErrorType t, const FieldPath& p, boost::json::value v, std:
 FieldError RequiredError(const FieldPath& p, std::string detail) {
   return Make(FieldErrorType::kRequired, p, "", std::move(detail));
 }
-FieldError InvalidError(const FieldPath& p, boost::json::value value, std::string detail) {
-  return Make(FieldErrorType::kInvalid, p, std::move(value), std::move(detail));
+FieldError InvalidError(const FieldPath& p, FieldValue value, std::string detail) {
+  return Make(FieldErrorType::kInvalid, p, std::move(value.v), std::move(detail));
 }
-FieldError DuplicateError(const FieldPath& p, boost::json::value value) {
-  return Make(FieldErrorType::kDuplicate, p, std::move(value), "");
+FieldError DuplicateError(const FieldPath& p, FieldValue value) {
+  return Make(FieldErrorType::kDuplicate, p, std::move(value.v), "");
 }
-FieldError NotFoundError(const FieldPath& p, boost::json::value value) {
-  return Make(FieldErrorType::kNotFound, p, std::move(value), "");
+FieldError NotFoundError(const FieldPath& p, FieldValue value) {
+  return Make(FieldErrorType::kNotFound, p, std::move(value.v), "");
 }
-FieldError NotSupportedError(const FieldPath& p, boost::json::value value, const std::vector<std::string>& valid) {
+FieldError NotSupportedError(const FieldPath& p, FieldValue value, const std::vector<std::string>& valid) {
   std::string detail;
   if (!valid.empty()) {
     detail = "supported values: ";
@@ -120,7 +120,7 @@ FieldError NotSupportedError(const FieldPath& p, boost::json::value value, const
       detail += GoQuote(valid[i]);
     }
   }
-  return Make(FieldErrorType::kNotSupported, p, std::move(value), std::move(detail));
+  return Make(FieldErrorType::kNotSupported, p, std::move(value.v), std::move(detail));
 }
 FieldError ForbiddenError(const FieldPath& p, std::string detail) {
   return Make(FieldErrorType::kForbidden, p, "", std::move(detail));
@@ -146,14 +146,14 @@ FieldError TooManyError(const FieldPath& p, int actual, int max_quantity) {
   e.omit_value = actual < 0;
   return e;
 }
-FieldError TooShortError(const FieldPath& p, boost::json::value value, int min_length) {
+FieldError TooShortError(const FieldPath& p, FieldValue value, int min_length) {
   std::string msg = min_length >= 0 ? "must be at least " + std::to_string(min_length) +
                                            (min_length == 1 ? " character" : " characters")
                                      : "value is too short";
-  return Make(FieldErrorType::kTooShort, p, std::move(value), std::move(msg));
+  return Make(FieldErrorType::kTooShort, p, std::move(value.v), std::move(msg));
 }
-FieldError TypeInvalidError(const FieldPath& p, boost::json::value value, std::string detail) {
-  return Make(FieldErrorType::kTypeInvalid, p, std::move(value), std::move(detail));
+FieldError TypeInvalidError(const FieldPath& p, FieldValue value, std::string detail) {
+  return Make(FieldErrorType::kTypeInvalid, p, std::move(value.v), std::move(detail));
 }
 FieldError InternalFieldError(const FieldPath& p, std::string detail) {
   return Make(FieldErrorType::kInternal, p, "", std::move(detail));

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <boost/json/value.hpp>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,6 +64,23 @@ std::string_view FieldErrorCauseType(FieldErrorType t);
 // The human text for the type, e.g. "Invalid value".
 std::string_view FieldErrorTypeText(FieldErrorType t);
 
+// A bad value as validation code has it at hand: a JSON value, a string or a number.
+struct FieldValue {
+  boost::json::value v;
+  FieldValue(boost::json::value x) : v(std::move(x)) {}                            // NOLINT: implicit by design
+  FieldValue(const std::string& s) : v(boost::json::string_view(s)) {}             // NOLINT
+  FieldValue(std::string_view s) : v(boost::json::string_view(s.data(), s.size())) {}  // NOLINT
+  FieldValue(const char* s) : v(s) {}                                              // NOLINT
+  FieldValue(int x) : v(x) {}                                                      // NOLINT
+  FieldValue(long x) : v(static_cast<int64_t>(x)) {}                               // NOLINT
+  FieldValue(long long x) : v(static_cast<int64_t>(x)) {}                          // NOLINT
+  FieldValue(unsigned x) : v(static_cast<uint64_t>(x)) {}                          // NOLINT
+  FieldValue(unsigned long x) : v(static_cast<uint64_t>(x)) {}                     // NOLINT
+  FieldValue(unsigned long long x) : v(static_cast<uint64_t>(x)) {}                // NOLINT
+  FieldValue(double x) : v(x) {}                                                   // NOLINT
+  FieldValue(bool x) : v(x) {}                                                     // NOLINT
+};
+
 struct FieldError {
   FieldErrorType type = FieldErrorType::kInvalid;
   std::string field;
@@ -80,16 +98,16 @@ using ErrorList = std::vector<FieldError>;
 
 // Constructors with kube's semantics (field.Required, field.Invalid, ...).
 FieldError RequiredError(const FieldPath& p, std::string detail);
-FieldError InvalidError(const FieldPath& p, boost::json::value value, std::string detail);
-FieldError DuplicateError(const FieldPath& p, boost::json::value value);
-FieldError NotFoundError(const FieldPath& p, boost::json::value value);
-FieldError NotSupportedError(const FieldPath& p, boost::json::value value, const std::vector<std::string>& valid);
+FieldError InvalidError(const FieldPath& p, FieldValue value, std::string detail);
+FieldError DuplicateError(const FieldPath& p, FieldValue value);
+FieldError NotFoundError(const FieldPath& p, FieldValue value);
+FieldError NotSupportedError(const FieldPath& p, FieldValue value, const std::vector<std::string>& valid);
 FieldError ForbiddenError(const FieldPath& p, std::string detail);
 FieldError TooLongError(const FieldPath& p, int max_length);             // "may not be more than N bytes"
 FieldError TooLongCharactersError(const FieldPath& p, int max_length);   // "... N characters"
 FieldError TooManyError(const FieldPath& p, int actual, int max_quantity);
-FieldError TooShortError(const FieldPath& p, boost::json::value value, int min_length);
-FieldError TypeInvalidError(const FieldPath& p, boost::json::value value, std::string detail);
+FieldError TooShortError(const FieldPath& p, FieldValue value, int min_length);
+FieldError TypeInvalidError(const FieldPath& p, FieldValue value, std::string detail);
 FieldError InternalFieldError(const FieldPath& p, std::string detail);
 
 // kube's ErrorList.ToAggregate().Error(): duplicates dropped; one error prints alone, several print
