@@ -57,7 +57,7 @@ ErrorList ValidateOwnerReference(const OwnerReference& ref, const FieldPath& pat
   if (ref.uid.empty()) errs.push_back(RequiredError(path.Child("uid"), "must not be empty"));
   GroupVersionKind gvk = parsed.WithKind(ref.kind);
   if (gvk == GroupVersionKind{"", "v1", "Event"}) {
-    errs.push_back(InvalidError(path, ref.ToJson(), gvk.String() + " is disallowed from being an owner"));
+    errs.push_back(InvalidError(path, json::value(ref.ToJson()), gvk.String() + " is disallowed from being an owner"));
   }
   return errs;
 }
@@ -112,7 +112,7 @@ ErrorList ValidateOwnerReferences(const std::vector<OwnerReference>& refs, const
       if (!first_controller.empty()) {
         json::array all;
         for (const OwnerReference& r : refs) all.push_back(r.ToJson());
-        errs.push_back(InvalidError(path, std::move(all),
+        errs.push_back(InvalidError(path, json::value(std::move(all)),
                                     "Only one reference can have Controller set to true. Found \"true\" in "
                                     "references for " +
                                         first_controller + " and " + cur));
@@ -135,7 +135,7 @@ ErrorList ValidateFinalizers(const std::vector<std::string>& finalizers, const F
   if (orphan && foreground) {
     json::array all;
     for (const std::string& f : finalizers) all.emplace_back(f);
-    errs.push_back(InvalidError(path, std::move(all),
+    errs.push_back(InvalidError(path, json::value(std::move(all)),
                                 "finalizer orphan and foregroundDeletion cannot be both set"));
   }
   return errs;

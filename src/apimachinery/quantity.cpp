@@ -220,6 +220,9 @@ StatusOr<Quantity> ParseQuantity(std::string_view str) {
     exp10 = -static_cast<int64_t>(v.size() - dot - 1);
   }
   if (digits.size() > 10000) return NumericError();
+  // cpp_int reads a leading 0 as an octal prefix: strip leading zeros first.
+  size_t nz = digits.find_first_not_of('0');
+  digits = nz == std::string::npos ? "0" : digits.substr(nz);
   BigInt amount(digits);
   if (base == 10) {
     exp10 += exponent;
