@@ -14,6 +14,7 @@
 
 #include <boost/json/value.hpp>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,6 +28,12 @@ class RE2;
 }
 
 namespace capstan::apimachinery {
+
+// Heterogeneous lookup by string_view in property maps.
+struct SchemaNameHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+};
 
 enum class AdditionalPropertiesKind { kUnset, kFalse, kTrue, kSchema };
 enum class ListType { kUnset, kAtomic, kSet, kMap, kOther };
@@ -64,7 +71,7 @@ struct Schema {
 
   // --- structure
   std::vector<std::pair<std::string, const Schema*>> properties;  // declaration order
-  std::unordered_map<std::string, const Schema*> property_index;
+  std::unordered_map<std::string, const Schema*, SchemaNameHash, std::equal_to<>> property_index;
   const Schema* items = nullptr;
   AdditionalPropertiesKind additional_properties_kind = AdditionalPropertiesKind::kUnset;
   const Schema* additional_properties = nullptr;  // set when kind is kSchema
@@ -125,7 +132,7 @@ struct Schema {
     return *s;
   }
   const Schema* Property(std::string_view name) const {
-    auto it = property_index.find(std::string(name));
+    auto it = property_index.find(name);
     return it == property_index.end() ? nullptr : it->second;
   }
   bool HasType(std::string_view t) const {

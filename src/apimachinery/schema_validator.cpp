@@ -30,6 +30,29 @@ namespace {
 
 constexpr int kMaxDepth = 2000;
 
+// A value's kube-openapi path ("spec.ports[0].port"), built only when an error needs its text.
+struct Path {
+  enum class Kind { kRoot, kProperty, kKey, kIndex };
+  const Path* parent = nullptr;
+  Kind kind = Kind::kRoot;
+  std::string_view name;  // kProperty, kKey
+  size_t index = 0;       // kIndex
+  const std::string* root = nullptr;
+
+  std::string Str() const {
+    switch (kind) {
+      case Kind::kRoot: return *root;
+      case Kind::kProperty: {  // "name" at the root, "parent.name" below
+        std::string p = parent->Str();
+        return p.empty() ? std::string(name) : p + "." + std::string(name);
+      }
+      case Kind::kKey: return parent->Str() + "." + std::string(name);  // additional properties
+      case Kind::kIndex: return parent->Str() + "[" + std::to_string(index) + "]";
+    }
+    return "";
+  }
+};
+
 // A decoded JSON value as Go sees it: integers that fit int64, every other number a float64.
 enum class GoKind { kNull, kBool, kInt, kFloat, kString, kSlice, kMap };
 
@@ -110,7 +133,7 @@ bool ParsesAsInt(const std::string& s, int bits) {
 
 // kube-openapi's IsValueValidAgainstRange: an empty string means valid.
 std::string RangeError(const json::value& val, const std::string& type_name, const std::string& format,
-                       const std::string& prefix, const std::string& path) {
+                       const std::string& prefix, const Path& path) {
   std::string rep = val.is_int64() ? std::to_string(val.get_int64()) : GoFloatF(AsFloat(val));
   bool ok = true;
   if (type_name == "integer") {
@@ -120,8 +143,8 @@ std::string RangeError(const json::value& val, const std::string& type_name, con
     ok = std::isfinite(static_cast<float>(d)) || !std::isfinite(d);
   }
   if (ok) return "";
-  if (!format.empty()) return prefix + " value must be of type " + type_name + " with format " + format + " in " + path;
-  return prefix + " value must be of type " + type_name + " (default format) in " + path;
+  if (!format.empty()) return prefix + " value must be of type " + type_name + " with format " + format + " in " + path.Str();
+  return prefix + " value must be of type " + type_name + " (default format) in " + path.Str();
 }
 
 // reflect's Convert of the data value to the enum value's type, then DeepEqual.
@@ -168,8 +191,8 @@ size_t RuneCount(std::string_view s) {
 
 class Validator {
  public:
-  OpenApiResult Validate(const Schema& node, const json::value& data, const std::string& path, int depth) {
-    if (depth > kMaxDepth) return Single(Plain("schema validation nested too deeply at " + path));
+  OpenApiResult Validate(const Schema& node, const json::value& data, const Path& path, int depth) {
+    if (depth > kMaxDepth) return Single(Plain("schema validation nested too deeply at " + path.Str()));
     const Schema& s = node.Deref();
     OpenApiResult result;
     if (data.is_null()) {
@@ -190,7 +213,7 @@ class Validator {
       StringFormat f = s.validation_format.empty() ? StringFormat::kNone : LookupStringFormat(s.validation_format);
       if (f != StringFormat::kNone) {
         if (!IsValidStringFormat(f, data.get_string())) {
-          result.Add(InvalidType(path, s.validation_format, std::string(data.get_string())));
+          result.Add(InvalidType(path.Str(), s.validation_format, std::string(data.get_string())));
         }
         result.match_count++;
       }
@@ -214,12 +237,12 @@ class Validator {
   }
 
  private:
-  OpenApiResult TypeOf(const Schema& s, bool nullable, const json::value& data, const std::string& path) {
+  OpenApiResult TypeOf(const Schema& s, bool nullable, const json::value& data, const Path& path) {
     OpenApiResult ok;
     ok.match_count = 1;
     const auto& types = s.validation_type;
     if (data.is_null()) {
-      if (!types.empty() && !Contains(types, "null") && !nullable) return Single(InvalidType(path, JoinTypes(types), "null"));
+      if (!types.empty() && !Contains(types, "null") && !nullable) return Single(InvalidType(path.Str(), JoinTypes(types), "null"));
       return ok;
     }
     GoKind kind = KindOf(data);
@@ -239,55 +262,56 @@ class Validator {
     bool stringish = kind == GoKind::kString || kind == GoKind::kSlice;
     if (!stringish && !t_format.empty() &&
         !(Contains(types, sch_type) || format == t_format || is_float_int || is_int_float)) {
-      return Single(InvalidType(path, t_format, format));
+      return Single(InvalidType(path.Str(), t_format, format));
     }
     if (!(Contains(types, "number") || Contains(types, "integer")) && !t_format.empty() && stringish) return ok;
     if (!(Contains(types, sch_type) || is_float_int || is_int_float)) {
-      return Single(InvalidType(path, JoinTypes(types), sch_type));
+      return Single(InvalidType(path.Str(), JoinTypes(types), sch_type));
     }
     return ok;
   }
 
-  OpenApiResult Common(const Schema& s, const json::value& data, const std::string& path) {
+  OpenApiResult Common(const Schema& s, const json::value& data, const Path& path) {
     if (!s.has_enum || s.enum_values.empty()) return {};
     for (const auto& e : s.enum_values) {
       if (!data.is_null() && EnumMatches(data, e)) return {};
     }
-    OpenApiError err = MakeError(Code::kEnum, path, data, In(path) + " should be one of " +
+    OpenApiError err = MakeError(Code::kEnum, path.Str(), data, In(path.Str()) + " should be one of " +
                                                              GoSprint(json::value(json::array(s.enum_values.begin(), s.enum_values.end()))));
     if (data.is_null()) err.value = std::nullopt;
     err.enum_values = s.enum_values;
     return Single(std::move(err));
   }
 
-  OpenApiResult String(const Schema& s, json::string_view data, const std::string& path) {
-    std::string value(data);
+  OpenApiResult String(const Schema& s, json::string_view data, const Path& path) {
+    if (!s.max_length && !s.min_length && s.pattern.empty()) return {};
+    auto value = [&] { return json::value(data); };
     size_t n = RuneCount(data);
     if (s.max_length && static_cast<int64_t>(n) > *s.max_length) {
-      auto e = MakeError(Code::kTooLong, path, json::value(value),
-                         In(path) + " should be at most " + std::to_string(*s.max_length) + " chars long");
+      auto e = MakeError(Code::kTooLong, path.Str(), value(),
+                         In(path.Str()) + " should be at most " + std::to_string(*s.max_length) + " chars long");
       e.valid = *s.max_length;
       return Single(std::move(e));
     }
     if (s.min_length && static_cast<int64_t>(n) < *s.min_length) {
-      auto e = MakeError(Code::kTooShort, path, json::value(value),
-                         In(path) + " should be at least " + std::to_string(*s.min_length) + " chars long");
+      auto e = MakeError(Code::kTooShort, path.Str(), value(),
+                         In(path.Str()) + " should be at least " + std::to_string(*s.min_length) + " chars long");
       e.valid = *s.min_length;
       return Single(std::move(e));
     }
     if (!s.pattern.empty()) {
       if (!s.pattern_re) {
-        return Single(MakeError(Code::kPattern, path, json::value(value),
-                                In(path) + " should match '" + s.pattern + ", but pattern is invalid: " + s.pattern_error + "'"));
+        return Single(MakeError(Code::kPattern, path.Str(), value(),
+                                In(path.Str()) + " should match '" + s.pattern + ", but pattern is invalid: " + s.pattern_error + "'"));
       }
       if (!RE2::PartialMatch(re2::StringPiece(data.data(), data.size()), *s.pattern_re)) {
-        return Single(MakeError(Code::kPattern, path, json::value(value), In(path) + " should match '" + s.pattern + "'"));
+        return Single(MakeError(Code::kPattern, path.Str(), value(), In(path.Str()) + " should match '" + s.pattern + "'"));
       }
     }
     return {};
   }
 
-  OpenApiResult Number(const Schema& s, const json::value& val, const std::string& path) {
+  OpenApiResult Number(const Schema& s, const json::value& val, const Path& path) {
     std::string type_name, format;
     if (s.validation_type.size() == 1) {
       const std::string& t = s.validation_type[0];
@@ -311,18 +335,18 @@ class Validator {
       if (range.empty() && is_int) {
         int64_t f = GoInt64(factor);
         if (f <= 0) {
-          res_multiple.Add(MakeError(Code::kMultipleOfMustBePositive, path, json::value(f),
-                                     "factor MultipleOf declared for " + path + " must be positive: " + std::to_string(f)));
+          res_multiple.Add(MakeError(Code::kMultipleOfMustBePositive, path.Str(), json::value(f),
+                                     "factor MultipleOf declared for " + path.Str() + " must be positive: " + std::to_string(f)));
         } else if ((val.get_int64() / f) * f != val.get_int64()) {
-          res_multiple.Add(MakeError(Code::kMultipleOf, path, val, In(path) + " should be a multiple of " + std::to_string(f)));
+          res_multiple.Add(MakeError(Code::kMultipleOf, path.Str(), val, In(path.Str()) + " should be a multiple of " + std::to_string(f)));
         }
       } else if (factor <= 0) {
-        res_multiple.Add(MakeError(Code::kMultipleOfMustBePositive, path, json::value(factor),
-                                   "factor MultipleOf declared for " + path + " must be positive: " + GoFloatV(factor)));
+        res_multiple.Add(MakeError(Code::kMultipleOfMustBePositive, path.Str(), json::value(factor),
+                                   "factor MultipleOf declared for " + path.Str() + " must be positive: " + GoFloatV(factor)));
       } else {
         double mult = factor < 1 ? 1 / factor * data : data / factor;
         if (!IsFloat64AJSONInteger(mult)) {
-          res_multiple.Add(MakeError(Code::kMultipleOf, path, val, In(path) + " should be a multiple of " + GoFloatV(factor)));
+          res_multiple.Add(MakeError(Code::kMultipleOf, path.Str(), val, In(path.Str()) + " should be a multiple of " + GoFloatV(factor)));
         }
       }
     }
@@ -340,7 +364,7 @@ class Validator {
   }
 
   static void Bound(const json::value& val, double data, bool is_int, double limit, bool exclusive, bool is_max,
-                    const std::string& type_name, const std::string& format, const std::string& path, OpenApiResult& out) {
+                    const std::string& type_name, const std::string& format, const Path& path, OpenApiResult& out) {
     std::string range = RangeError(json::value(limit), type_name, format, is_max ? "Maximum boundary" : "Minimum boundary", path);
     if (!range.empty()) out.Add(Plain(range));
     bool fails;
@@ -356,26 +380,26 @@ class Validator {
     if (!fails) return;
     std::string relation = is_max ? (exclusive ? " should be less than " : " should be less than or equal to ")
                                    : (exclusive ? " should be greater than " : " should be greater than or equal to ");
-    out.Add(MakeError(is_max ? Code::kMaximum : Code::kMinimum, path, val, In(path) + relation + limit_text));
+    out.Add(MakeError(is_max ? Code::kMaximum : Code::kMinimum, path.Str(), val, In(path.Str()) + relation + limit_text));
   }
 
-  OpenApiResult Slice(const Schema& s, const json::array& arr, const std::string& path, int depth) {
+  OpenApiResult Slice(const Schema& s, const json::array& arr, const Path& path, int depth) {
     OpenApiResult result;
     if (s.items != nullptr) {
       for (size_t i = 0; i < arr.size(); ++i) {
-        result.Merge(Validate(*s.items, arr[i], path + "[" + std::to_string(i) + "]", depth + 1));
+        result.Merge(Validate(*s.items, arr[i], Path{&path, Path::Kind::kIndex, {}, i}, depth + 1));
       }
     }
     auto size = static_cast<int64_t>(arr.size());
     if (s.min_items && size < *s.min_items) {
-      auto e = MakeError(Code::kMinItems, path, json::value(size),
-                         In(path) + " should have at least " + std::to_string(*s.min_items) + " items");
+      auto e = MakeError(Code::kMinItems, path.Str(), json::value(size),
+                         In(path.Str()) + " should have at least " + std::to_string(*s.min_items) + " items");
       e.valid = *s.min_items;
       result.Add(std::move(e));
     }
     if (s.max_items && size > *s.max_items) {
-      auto e = MakeError(Code::kMaxItems, path, json::value(size),
-                         In(path) + " should have at most " + std::to_string(*s.max_items) + " items");
+      auto e = MakeError(Code::kMaxItems, path.Str(), json::value(size),
+                         In(path.Str()) + " should have at most " + std::to_string(*s.max_items) + " items");
       e.valid = *s.max_items;
       result.Add(std::move(e));
     }
@@ -384,7 +408,7 @@ class Validator {
       for (size_t i = 0; i < arr.size() && !dup; ++i) {
         for (size_t j = 0; j < i && !dup; ++j) dup = DeepEqual(arr[i], arr[j]);
       }
-      if (dup) result.Add(MakeError(Code::kUniqueItems, path, std::nullopt, In(path) + " shouldn't contain duplicates"));
+      if (dup) result.Add(MakeError(Code::kUniqueItems, path.Str(), std::nullopt, In(path.Str()) + " shouldn't contain duplicates"));
     }
     result.match_count++;
     return result;
@@ -417,45 +441,45 @@ class Validator {
     }
   }
 
-  OpenApiResult Object(const Schema& s, const json::object& obj, const std::string& path, int depth) {
+  OpenApiResult Object(const Schema& s, const json::object& obj, const Path& path, int depth) {
     OpenApiResult res;
     auto n = static_cast<int64_t>(obj.size());
     if (s.min_properties && n < *s.min_properties) {
-      auto e = MakeError(Code::kTooFewProperties, path, json::value(n),
-                         In(path) + " should have at least " + std::to_string(*s.min_properties) + " properties");
+      auto e = MakeError(Code::kTooFewProperties, path.Str(), json::value(n),
+                         In(path.Str()) + " should have at least " + std::to_string(*s.min_properties) + " properties");
       e.valid = *s.min_properties;
       res.Add(std::move(e));
     }
     if (s.max_properties && n > *s.max_properties) {
-      auto e = MakeError(Code::kTooManyProperties, path, json::value(n),
-                         In(path) + " should have at most " + std::to_string(*s.max_properties) + " properties");
+      auto e = MakeError(Code::kTooManyProperties, path.Str(), json::value(n),
+                         In(path.Str()) + " should have at most " + std::to_string(*s.max_properties) + " properties");
       e.valid = *s.max_properties;
       res.Add(std::move(e));
     }
     if (s.additional_properties_kind == AdditionalPropertiesKind::kFalse) {
       for (const auto& kv : obj) {
         if (s.Property(kv.key()) != nullptr) continue;
-        res.Add(MakeError(Code::kUnallowedProperty, path, json::value(kv.key()),
-                          path + "." + std::string(kv.key()) + " in body is a forbidden property"));
+        res.Add(MakeError(Code::kUnallowedProperty, path.Str(), json::value(kv.key()),
+                          path.Str() + "." + std::string(kv.key()) + " in body is a forbidden property"));
       }
     } else if (s.additional_properties_kind == AdditionalPropertiesKind::kSchema) {
       for (const auto& kv : obj) {
         if (s.Property(kv.key()) != nullptr) continue;
-        res.Merge(Validate(*s.additional_properties, kv.value(), path + "." + std::string(kv.key()), depth + 1));
+        res.Merge(Validate(*s.additional_properties, kv.value(), Path{&path, Path::Kind::kKey, kv.key()}, depth + 1));
       }
     }
     for (const auto& [name, prop] : s.properties) {
       const json::value* v = obj.if_contains(name);
       if (v == nullptr) continue;
-      res.Merge(Validate(*prop, *v, path.empty() ? name : path + "." + name, depth + 1));
+      res.Merge(Validate(*prop, *v, Path{&path, Path::Kind::kProperty, name}, depth + 1));
     }
     for (const auto& k : s.required) {
-      if (!obj.contains(k)) res.Add(MakeError(Code::kRequired, path + "." + k, std::nullopt, In(path + "." + k) + " is required"));
+      if (!obj.contains(k)) res.Add(MakeError(Code::kRequired, path.Str() + "." + k, std::nullopt, In(path.Str() + "." + k) + " is required"));
     }
     return res;
   }
 
-  OpenApiResult Junctors(const Schema& s, const json::value& data, const std::string& path, int depth) {
+  OpenApiResult Junctors(const Schema& s, const json::value& data, const Path& path, int depth) {
     OpenApiResult main;
     if (!s.any_of.empty()) {
       std::optional<OpenApiResult> best, first_success;
@@ -470,7 +494,7 @@ class Validator {
         }
         if (!best || r.match_count > best->match_count) best = std::move(r);
       }
-      if (!succeeded) main.Add(MakeError(Code::kComposite, "", std::nullopt, GoQuote(path) + " must validate at least one schema (anyOf)"));
+      if (!succeeded) main.Add(MakeError(Code::kComposite, "", std::nullopt, GoQuote(path.Str()) + " must validate at least one schema (anyOf)"));
       if (best) {
         main.Merge(std::move(*best));
       } else if (first_success) {
@@ -493,7 +517,7 @@ class Validator {
       if (validated != 1) {
         std::string extra = validated == 0 ? "Found none valid" : "Found " + std::to_string(validated) + " valid alternatives";
         main.Add(MakeError(Code::kComposite, "", std::nullopt,
-                           GoQuote(path) + " must validate one and only one schema (oneOf). " + extra));
+                           GoQuote(path.Str()) + " must validate one and only one schema (oneOf). " + extra));
         if (best) main.Merge(std::move(*best));
       } else if (first_success) {
         main.Merge(std::move(*first_success));
@@ -508,11 +532,11 @@ class Validator {
       }
       if (validated != s.all_of.size()) {
         main.Add(MakeError(Code::kComposite, "", std::nullopt,
-                           GoQuote(path) + " must validate all the schemas (allOf)" + (validated == 0 ? ". None validated" : "")));
+                           GoQuote(path.Str()) + " must validate all the schemas (allOf)" + (validated == 0 ? ". None validated" : "")));
       }
     }
     if (s.not_schema != nullptr && Validate(*s.not_schema, data, path, depth + 1).ok()) {
-      main.Add(MakeError(Code::kComposite, "", std::nullopt, GoQuote(path) + " must not validate the schema (not)"));
+      main.Add(MakeError(Code::kComposite, "", std::nullopt, GoQuote(path.Str()) + " must not validate the schema (not)"));
     }
     main.match_count++;
     return main;
@@ -523,7 +547,9 @@ class Validator {
 
 OpenApiResult ValidateOpenApi(const Schema& schema, const json::value& value, const std::string& path) {
   Validator v;
-  return v.Validate(schema, value, path, 0);
+  Path root;
+  root.root = &path;
+  return v.Validate(schema, value, root, 0);
 }
 
 }  // namespace capstan::apimachinery

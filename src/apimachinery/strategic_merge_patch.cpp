@@ -86,8 +86,20 @@ std::string ScalarKey(const json::value& v) {
 }
 
 bool GoEqual(const json::value& a, const json::value& b) {
-  std::string ka = ScalarKey(a);
-  return !ka.empty() && ka == ScalarKey(b);
+  GoType t = TypeOf(a);
+  if (t != TypeOf(b)) return false;
+  switch (t) {
+    case GoType::kNil: return true;
+    case GoType::kBool: return a.get_bool() == b.get_bool();
+    case GoType::kInt64: return a.get_int64() == b.get_int64();
+    case GoType::kFloat64: {
+      double x = a.is_double() ? a.get_double() : static_cast<double>(a.get_uint64());
+      double y = b.is_double() ? b.get_double() : static_cast<double>(b.get_uint64());
+      return x == y;
+    }
+    case GoType::kString: return a.get_string() == b.get_string();
+    default: return false;  // Go panics comparing maps or slices
+  }
 }
 
 bool IsString(const json::value* v, std::string_view s) { return v != nullptr && v->is_string() && v->get_string() == s; }
