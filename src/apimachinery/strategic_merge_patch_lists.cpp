@@ -249,15 +249,27 @@ StatusOr<SpecialSplit> MergeSliceWithSpecialElements(json::array original, json:
 StatusOr<json::array> MergeSliceWithoutSpecialElements(json::array original, const json::array& patch,
                                                        const std::string& merge_key, const Schema* elem,
                                                        GoBacking& backing) {
+  // Every item is a map here (SliceElementType), so kube's linear search is a hash lookup of the
+  // first item with an equal scalar key (maps and lists never compare equal).
+  std::unordered_map<std::string, int> first;
+  for (size_t i = 0; i < original.size(); ++i) {
+    const json::value* k = original[i].get_object().if_contains(merge_key);
+    if (k == nullptr) continue;
+    std::string key = ScalarKey(*k);
+    if (!key.empty()) first.emplace(std::move(key), static_cast<int>(i));
+  }
   for (const auto& v : patch) {
     const json::object& m = v.get_object();
     const json::value* merge_value = m.if_contains(merge_key);
     if (merge_value == nullptr) return ErrNoMergeKey(m, merge_key);
-    ASSIGN_OR_RETURN(int found, FindMapByKey(original, merge_key, *merge_value));
+    std::string key = ScalarKey(*merge_value);
+    auto it = key.empty() ? first.end() : first.find(key);
+    int found = it == first.end() ? -1 : it->second;
     if (found >= 0) {
       ASSIGN_OR_RETURN(json::object merged, MergeMap(std::move(original[found].get_object()), m, elem));
       original[found] = std::move(merged);
     } else {
+      if (!key.empty()) first.emplace(key, static_cast<int>(original.size()));
       original.push_back(v);
       backing.Append(v);
     }
@@ -356,12 +368,27 @@ StatusOr<Partitioned> Partition(json::array merged, const json::array& by, const
     }
     return out;
   }
+  bool all_maps = std::all_of(by.begin(), by.end(), [](const json::value& x) { return x.is_object(); });
+  std::unordered_set<std::string> keys;
+  if (all_maps) {
+    for (const auto& x : by) {
+      if (const json::value* k = x.get_object().if_contains(merge_key)) keys.insert(ScalarKey(*k));
+    }
+    keys.erase("");
+  }
   for (auto& v : merged) {
     if (!v.is_object()) return ErrBadArgType(kMapType, v);
     const json::value* key = v.get_object().if_contains(merge_key);
     if (key == nullptr) return ErrNoMergeKey(v.get_object(), merge_key);
-    ASSIGN_OR_RETURN(int found, FindMapByKey(by, merge_key, *key));
-    (found >= 0 ? out.patch_items : out.server_only).push_back(std::move(v));
+    bool found;
+    if (all_maps) {
+      std::string k = ScalarKey(*key);
+      found = !k.empty() && keys.count(k);
+    } else {
+      ASSIGN_OR_RETURN(int at, FindMapByKey(by, merge_key, *key));
+      found = at >= 0;
+    }
+    (found ? out.patch_items : out.server_only).push_back(std::move(v));
   }
   return out;
 }
