@@ -384,6 +384,12 @@ StatusOr<JsonParseResult> ParseJson(std::string_view text, const JsonParseOption
   return out;
 }
 
+std::string UnknownFieldError(std::string_view path) { return "unknown field " + GoQuote(path); }
+
+std::string StrictDecodingMessage(const std::vector<std::string>& errors) {
+  return "strict decoding error: " + Join(errors, ", ");
+}
+
 StatusOr<boost::json::value> ParseJsonValue(std::string_view text) {
   ASSIGN_OR_RETURN(JsonParseResult r, ParseJson(text));
   return std::move(r.value);

@@ -52,6 +52,13 @@ struct JsonParseResult {
 // Status whose message is Go's error text (see above), or the 413 for max_bytes.
 StatusOr<JsonParseResult> ParseJson(std::string_view text, const JsonParseOptions& opts = {});
 
+// kube's strict-decoding texts: UnknownFieldError("spec.foo") is `unknown field "spec.foo"` (the
+// schema layer finds those); StrictDecodingMessage joins duplicates and unknowns the way kube's 400
+// for fieldValidation=Strict reads: `strict decoding error: duplicate field "a", unknown field "b"`.
+// Under fieldValidation=Warn each text is one warning.
+std::string UnknownFieldError(std::string_view path);
+std::string StrictDecodingMessage(const std::vector<std::string>& errors);
+
 // Convenience: the value only, lenient mode.
 StatusOr<boost::json::value> ParseJsonValue(std::string_view text);
 

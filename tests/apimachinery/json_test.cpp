@@ -122,6 +122,8 @@ TEST(JsonParseTest, StrictReportsDuplicatePaths) {
   auto top = ParseJson(R"([{"a":1,"a":2}])", o);
   ASSERT_TRUE(top.ok());
   EXPECT_EQ(top->strict_errors, std::vector<std::string>{"duplicate field \"[0].a\""});
+  EXPECT_EQ(StrictDecodingMessage({"duplicate field \"other\"", UnknownFieldError("unknown")}),
+            "strict decoding error: duplicate field \"other\", unknown field \"unknown\"");
   // Lenient mode reports nothing.
   EXPECT_TRUE(ParseJson(R"({"a":1,"a":2})")->strict_errors.empty());
 }
