@@ -94,12 +94,32 @@ std::vector<size_t> NonUnique(const std::vector<std::string>& keys) {
   return out;
 }
 
-void ListSetsAndMaps(const FieldPath& path, const Schema* node, const json::value& v, ErrorList& errs);
+// A path segment on the recursion stack; the field path text is built only for an error.
+struct Seg {
+  enum class Kind { kRoot, kChild, kKey, kIndex };
+  const Seg* parent = nullptr;
+  Kind kind = Kind::kRoot;
+  std::string_view name;
+  size_t index = 0;
+  const FieldPath* root = nullptr;
 
-void ListMap(const FieldPath& path, const Schema& s, const json::array& arr, ErrorList& errs) {
+  FieldPath Path() const {
+    switch (kind) {
+      case Kind::kRoot: return *root;
+      case Kind::kChild: return parent->Path().Child(name);
+      case Kind::kKey: return parent->Path().Key(name);
+      case Kind::kIndex: return parent->Path().Index(index);
+    }
+    return FieldPath();
+  }
+};
+
+void ListSetsAndMaps(const Seg& path, const Schema* node, const json::value& v, ErrorList& errs);
+
+void ListMap(const Seg& path, const Schema& s, const json::array& arr, ErrorList& errs) {
   for (size_t i = 0; i < arr.size(); ++i) {
     if (!arr[i].is_null() && !arr[i].is_object()) {
-      errs.push_back(InvalidError(path.Index(i), SortedCopy(arr[i]), "must be an object for an array of list-type map"));
+      errs.push_back(InvalidError(path.Path().Index(i), SortedCopy(arr[i]), "must be an object for an array of list-type map"));
       return;
     }
   }
@@ -122,34 +142,43 @@ void ListMap(const FieldPath& path, const Schema& s, const json::array& arr, Err
     }
     key_values.emplace_back(std::move(key));
   }
-  for (size_t i : NonUnique(keys)) errs.push_back(DuplicateError(path.Index(i), SortedCopy(key_values[i])));
+  for (size_t i : NonUnique(keys)) errs.push_back(DuplicateError(path.Path().Index(i), SortedCopy(key_values[i])));
 }
 
-void ListArray(const FieldPath& path, const Schema& s, const json::array& arr, ErrorList& errs) {
+void ListArray(const Seg& path, const Schema& s, const json::array& arr, ErrorList& errs) {
   if (s.list_type == ListType::kSet && arr.size() > 1) {
     std::vector<std::string> keys;
     for (const auto& x : arr) keys.push_back(SetKey(x));
-    for (size_t i : NonUnique(keys)) errs.push_back(DuplicateError(path.Index(i), SortedCopy(arr[i])));
+    for (size_t i : NonUnique(keys)) errs.push_back(DuplicateError(path.Path().Index(i), SortedCopy(arr[i])));
   } else if (s.list_type == ListType::kMap) {
     ListMap(path, s, arr, errs);
   }
   if (s.items != nullptr) {
-    for (size_t i = 0; i < arr.size(); ++i) ListSetsAndMaps(path.Index(i), s.items, arr[i], errs);
-  }
-}
-
-void ListObject(const FieldPath& path, const Schema& s, const json::object& obj, ErrorList& errs) {
-  if (s.additional_properties_kind == AdditionalPropertiesKind::kSchema) {
-    for (const auto& kv : obj) ListSetsAndMaps(path.Key(kv.key()), s.additional_properties, kv.value(), errs);
-  }
-  if (!s.properties.empty()) {
-    for (const auto& kv : obj) {
-      if (const Schema* sub = s.Property(kv.key())) ListSetsAndMaps(path.Child(kv.key()), sub, kv.value(), errs);
+    for (size_t i = 0; i < arr.size(); ++i) {
+      Seg seg{&path, Seg::Kind::kIndex, {}, i};
+      ListSetsAndMaps(seg, s.items, arr[i], errs);
     }
   }
 }
 
-void ListSetsAndMaps(const FieldPath& path, const Schema* node, const json::value& v, ErrorList& errs) {
+void ListObject(const Seg& path, const Schema& s, const json::object& obj, ErrorList& errs) {
+  if (s.additional_properties_kind == AdditionalPropertiesKind::kSchema) {
+    for (const auto& kv : obj) {
+      Seg seg{&path, Seg::Kind::kKey, kv.key()};
+      ListSetsAndMaps(seg, s.additional_properties, kv.value(), errs);
+    }
+  }
+  if (!s.properties.empty()) {
+    for (const auto& kv : obj) {
+      if (const Schema* sub = s.Property(kv.key())) {
+        Seg seg{&path, Seg::Kind::kChild, kv.key()};
+        ListSetsAndMaps(seg, sub, kv.value(), errs);
+      }
+    }
+  }
+}
+
+void ListSetsAndMaps(const Seg& path, const Schema* node, const json::value& v, ErrorList& errs) {
   if (node == nullptr) return;
   const Schema& s = node->Deref();
   if (v.is_array()) ListArray(path, s, v.get_array(), errs);
@@ -167,7 +196,9 @@ ErrorList ValidateSchemaValues(const Schema& schema, const json::value& value, c
 
 ErrorList ValidateListSetsAndMaps(const Schema& schema, const json::value& value, const FieldPath& root) {
   ErrorList errs;
-  if (value.is_object()) ListObject(root, schema.Deref(), value.get_object(), errs);
+  Seg top;
+  top.root = &root;
+  if (value.is_object()) ListObject(top, schema.Deref(), value.get_object(), errs);
   return errs;
 }
 

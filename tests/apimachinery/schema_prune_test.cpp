@@ -149,3 +149,23 @@ TEST(SchemaPruneTest, RefsAreFollowed) {
 
 }  // namespace
 }  // namespace capstan::apimachinery
+
+namespace capstan::apimachinery {
+namespace {
+
+TEST(SchemaPruneTest, DeepRecursiveDocumentsArePrunedWithoutQuadraticPaths) {
+  SchemaRegistry reg;
+  ASSERT_TRUE(reg.AddDocumentJson(R"({"definitions":{"Node":{"type":"object","properties":{
+      "child":{"$ref":"#/definitions/Node"}}}}})").ok());
+  ASSERT_TRUE(reg.Resolve().ok());
+  boost::json::value doc = boost::json::object();
+  boost::json::value* cur = &doc;
+  for (int i = 0; i < 3000; ++i) cur = &(cur->as_object()["child"] = boost::json::object());
+  cur->as_object()["extra"] = 1;
+  auto paths = PruneBySchema(doc, reg.Find("Node"), false);
+  ASSERT_EQ(paths.size(), 1u);
+  EXPECT_EQ(paths[0].size(), 3000 * 6 + 5);  // "child." x 3000 + "extra"
+}
+
+}  // namespace
+}  // namespace capstan::apimachinery
