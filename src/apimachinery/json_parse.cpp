@@ -46,7 +46,8 @@ class Parser {
  public:
   Parser(std::string_view in, const JsonParseOptions& opts) : in_(in), opts_(opts) {}
 
-  Status Run(JsonParseResult& out);
+  bool Run(JsonParseResult& out);
+  Status TakeError() { return std::move(err_); }
 
  private:
   struct Frame {
@@ -61,7 +62,7 @@ class Parser {
     while (pos_ < in_.size() && IsSpace(Cur())) ++pos_;
   }
   // Go's scanner error for byte c; at the end of input Go feeds a space.
-  Status ErrAt(unsigned char c, std::string_view context) {
+  bool ErrAt(unsigned char c, std::string_view context) {
     std::string msg = "invalid character " + QuoteChar(c);
     if (!context.empty()) {
       msg += ' ';
@@ -69,22 +70,23 @@ class Parser {
     }
     return Fail(std::move(msg));
   }
-  Status ErrHere(std::string_view context) {
-    if (AtEnd()) return UnexpectedEnd();
-    return ErrAt(Cur(), context);
+  bool UnexpectedEnd() { return Fail("unexpected end of JSON input"); }
+  bool Fail(std::string msg) {
+    err_ = Status(400, "BadRequest", std::move(msg));
+    return false;
   }
-  Status UnexpectedEnd() { return Fail("unexpected end of JSON input"); }
-  Status Fail(std::string msg) { return Status(400, "BadRequest", std::move(msg)); }
 
-  Status ParseString(std::string& out);
-  Status ParseNumber(json::value& out);
-  Status ParseLiteral(json::value& out);
-  Status BeginKey(Frame& f);
+  bool ParseString(std::string& out);
+  bool ParseNumber(json::value& out);
+  bool ParseLiteral(json::value& out);
+  bool BeginKey(Frame& f);
   void AddStrictError(std::string_view key);
 
   std::string_view in_;
   const JsonParseOptions& opts_;
   size_t pos_ = 0;
+  Status err_;
+  std::string scratch_;      // string values are unescaped here before they are stored
   std::string value_error_;  // first value error (number out of range); reported after syntax
   // Strict mode bookkeeping: the current path ("spec.items[0]") and the errors.
   std::string path_;
@@ -99,7 +101,7 @@ void Parser::AddStrictError(std::string_view key) {
   if (seen_strict_.insert(msg).second) strict_errors_.push_back(std::move(msg));
 }
 
-Status Parser::ParseString(std::string& out) {
+bool Parser::ParseString(std::string& out) {
   // At the opening quote.
   ++pos_;
   out.clear();
@@ -115,7 +117,7 @@ Status Parser::ParseString(std::string& out) {
     unsigned char c = Cur();
     if (c == '"') {
       ++pos_;
-      return Status::Ok();
+      return true;
     }
     if (c < 0x20) return ErrAt(c, "in string literal");
     if (c >= 0x80) {
@@ -144,7 +146,7 @@ Status Parser::ParseString(std::string& out) {
       case 'r': out.push_back('\r'); break;
       case 't': out.push_back('\t'); break;
       case 'u': {
-        auto read4 = [&](uint32_t& r) -> Status {
+        auto read4 = [&](uint32_t& r) -> bool {
           r = 0;
           for (int i = 0; i < 4; ++i) {
             if (AtEnd()) return UnexpectedEnd();
@@ -153,10 +155,10 @@ Status Parser::ParseString(std::string& out) {
             r = r * 16 + h;
             ++pos_;
           }
-          return Status::Ok();
+          return true;
         };
         uint32_t r;
-        RETURN_IF_ERROR(read4(r));
+        if (!read4(r)) return false;
         if (r >= 0xd800 && r < 0xe000) {
           // A surrogate: valid only as a high one followed by an escaped low one.
           uint32_t r2 = 0;
@@ -188,7 +190,7 @@ Status Parser::ParseString(std::string& out) {
   }
 }
 
-Status Parser::ParseNumber(json::value& out) {
+bool Parser::ParseNumber(json::value& out) {
   size_t start = pos_;
   auto digit = [&] { return !AtEnd() && Cur() >= '0' && Cur() <= '9'; };
   auto err_or_end = [&](std::string_view ctx) { return AtEnd() ? ErrAt(' ', ctx) : ErrAt(Cur(), ctx); };
@@ -220,7 +222,7 @@ Status Parser::ParseNumber(json::value& out) {
     auto r = std::from_chars(text.data(), text.data() + text.size(), i);
     if (r.ec == std::errc() && r.ptr == text.data() + text.size()) {
       out = i;
-      return Status::Ok();
+      return true;
     }
   }
   std::string copy(text);
@@ -230,13 +232,13 @@ Status Parser::ParseNumber(json::value& out) {
       value_error_ = "json: cannot unmarshal number " + copy + " into Go value of type float64";
     }
     out = nullptr;
-    return Status::Ok();
+    return true;
   }
   out = d;
-  return Status::Ok();
+  return true;
 }
 
-Status Parser::ParseLiteral(json::value& out) {
+bool Parser::ParseLiteral(json::value& out) {
   std::string_view word;
   std::string_view name;
   switch (Cur()) {
@@ -255,23 +257,23 @@ Status Parser::ParseLiteral(json::value& out) {
   if (name == "true") out = true;
   else if (name == "false") out = false;
   else out = nullptr;
-  return Status::Ok();
+  return true;
 }
 
 // After '{' or ',': expects a key string, then ':'.
-Status Parser::BeginKey(Frame& f) {
+bool Parser::BeginKey(Frame& f) {
   SkipSpace();
   if (AtEnd()) return UnexpectedEnd();
   if (Cur() != '"') return ErrAt(Cur(), "looking for beginning of object key string");
-  RETURN_IF_ERROR(ParseString(f.key));
+  if (!ParseString(f.key)) return false;
   SkipSpace();
   if (AtEnd()) return UnexpectedEnd();
   if (Cur() != ':') return ErrAt(Cur(), "after object key");
   ++pos_;
-  return Status::Ok();
+  return true;
 }
 
-Status Parser::Run(JsonParseResult& out) {
+bool Parser::Run(JsonParseResult& out) {
   std::vector<Frame> stack;
   json::value v;
   while (true) {
@@ -293,7 +295,7 @@ Status Parser::Run(JsonParseResult& out) {
           ++pos_;
           v = std::move(f.v);
         } else {
-          RETURN_IF_ERROR(BeginKey(f));
+          if (!BeginKey(f)) return false;
           if (opts_.strict) {
             if (!path_.empty()) path_ += '.';
             path_ += f.key;
@@ -313,13 +315,12 @@ Status Parser::Run(JsonParseResult& out) {
         }
       }
     } else if (c == '"') {
-      std::string s;
-      RETURN_IF_ERROR(ParseString(s));
-      v = json::string(s);
+      if (!ParseString(scratch_)) return false;
+      v = json::string(scratch_);
     } else if (c == '-' || (c >= '0' && c <= '9')) {
-      RETURN_IF_ERROR(ParseNumber(v));
+      if (!ParseNumber(v)) return false;
     } else if (c == 't' || c == 'f' || c == 'n') {
-      RETURN_IF_ERROR(ParseLiteral(v));
+      if (!ParseLiteral(v)) return false;
     } else {
       return ErrAt(c, "looking for beginning of value");
     }
@@ -333,7 +334,7 @@ Status Parser::Run(JsonParseResult& out) {
         if (!value_error_.empty()) return Fail(value_error_);
         out.value = std::move(v);
         out.strict_errors = std::move(strict_errors_);
-        return Status::Ok();
+        return true;
       }
       Frame& f = stack.back();
       if (opts_.strict) path_.resize(f.path_len);
@@ -345,7 +346,7 @@ Status Parser::Run(JsonParseResult& out) {
         if (AtEnd()) return UnexpectedEnd();
         if (Cur() == ',') {
           ++pos_;
-          RETURN_IF_ERROR(BeginKey(f));
+          if (!BeginKey(f)) return false;
           if (opts_.strict) {
             if (!path_.empty()) path_ += '.';
             path_ += f.key;
@@ -380,7 +381,7 @@ StatusOr<JsonParseResult> ParseJson(std::string_view text, const JsonParseOption
   }
   JsonParseResult out;
   Parser p(text, opts);
-  RETURN_IF_ERROR(p.Run(out));
+  if (!p.Run(out)) return p.TakeError();
   return out;
 }
 
