@@ -17,6 +17,22 @@ TEST_P(BackendConformance, LeaseGrantAttachKeepAliveRevoke) {
   Put(K("b"), "1", g->id);
   Put(K("c"), "1");
   EXPECT_EQ(Get(K("a"))->lease, g->id);
+  {
+    TxnRequest t;
+    Compare c;
+    c.key = K("a");
+    c.target = Compare::Target::kLease;
+    c.result = Compare::Result::kEqual;
+    c.number = g->id;
+    t.compare.push_back(c);
+    auto r = Txn(t);
+    ASSERT_TRUE(r.ok());
+    EXPECT_TRUE(r->succeeded);
+    t.compare[0].key = K("c");  // no lease: 0
+    r = Txn(t);
+    ASSERT_TRUE(r.ok());
+    EXPECT_FALSE(r->succeeded);
+  }
   auto ka = SyncWait(db().LeaseKeepAlive(g->id));
   ASSERT_TRUE(ka.ok()) << ka.status().ToString();
   EXPECT_EQ(*ka, g->ttl);

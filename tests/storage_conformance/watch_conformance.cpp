@@ -145,6 +145,22 @@ TEST_P(BackendConformance, WatchFromOldRevisionCatchesUpAcrossManyRevisions) {
   for (size_t i = 0; i < ev.size(); ++i) EXPECT_EQ(ev[i].kv.value, std::to_string(i));
 }
 
+TEST_P(BackendConformance, WatchFromFutureRevisionWaitsForIt) {
+  int64_t r0 = Put(K("a"), "0");
+  WatchCollector c;
+  auto h = db().Watch(PrefixWatch(prefix(), r0 + 3), c.Callback());
+  Put(K("a"), "1");
+  Put(K("a"), "2");
+  int64_t r3 = Put(K("a"), "3");
+  Put(K("a"), "4");
+  ASSERT_TRUE(c.WaitForEvents(2));
+  auto ev = c.Events();
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[0].kv.mod_revision, r3);
+  EXPECT_EQ(ev[0].kv.value, "3");
+  EXPECT_EQ(ev[1].kv.value, "4");
+}
+
 TEST_P(BackendConformance, WatchFromCompactedRevisionFailsWithCompactRevision) {
   int64_t r1 = Put(K("a"), "1");
   Put(K("a"), "2");

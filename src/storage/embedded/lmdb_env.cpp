@@ -89,7 +89,7 @@ Status LmdbEnv::Init(const std::string& dir, int64_t map_size) {
 
   int rc = mdb_env_create(&env_);
   if (rc != 0) return LmdbError(rc, "create environment");
-  mdb_env_set_maxdbs(env_, 4);
+  mdb_env_set_maxdbs(env_, 8);
   mdb_env_set_maxreaders(env_, 1024);
   rc = mdb_env_set_mapsize(env_, static_cast<size_t>(map_size));
   if (rc != 0) return LmdbError(rc, "set map size");
@@ -123,6 +123,7 @@ Status LmdbEnv::Init(const std::string& dir, int64_t map_size) {
     if (ms.ms_entries != 0) return fail(data_path + " belongs to another program: it has no Capstan meta table");
     if ((rc = OpenTable(txn, "meta", MDB_CREATE, &meta_)) != 0 ||
         (rc = OpenTable(txn, "history", MDB_CREATE, &history_)) != 0 ||
+        (rc = OpenTable(txn, "values", MDB_CREATE, &values_)) != 0 ||
         (rc = OpenTable(txn, "leases", MDB_CREATE, &leases_)) != 0) {
       return fail(std::string("cannot create tables: ") + mdb_strerror(rc));
     }
@@ -147,7 +148,8 @@ Status LmdbEnv::Init(const std::string& dir, int64_t map_size) {
       return fail(data_path + " has format version " + std::to_string(*version) + "; this Capstan reads version " +
                   std::to_string(kFormatVersion));
     }
-    if ((rc = OpenTable(txn, "history", 0, &history_)) != 0 || (rc = OpenTable(txn, "leases", 0, &leases_)) != 0) {
+    if ((rc = OpenTable(txn, "history", 0, &history_)) != 0 || (rc = OpenTable(txn, "values", 0, &values_)) != 0 ||
+        (rc = OpenTable(txn, "leases", 0, &leases_)) != 0) {
       return fail(data_path + " is missing a table (" + mdb_strerror(rc) + ")");
     }
   }

@@ -2,7 +2,7 @@
 //
 // LmdbEnv::Open locks the data dir (flock on <dir>/LOCK, so a second process, or a second open in this
 // one, fails with a clear error), opens <dir>/data.mdb with MDB_NOTLS (read transactions are not tied
-// to threads) and opens the store's named tables: "meta", "history" and "leases". A file that is not
+// to threads) and opens the store's named tables: "meta", "history", "values" and "leases". A file that is not
 // LMDB, an LMDB file of another program, or a Capstan store of another format is refused with a
 // Status naming the file, never a crash.
 //
@@ -47,6 +47,7 @@ class LmdbEnv {
   MDB_env* env() const { return env_; }
   MDB_dbi meta() const { return meta_; }
   MDB_dbi history() const { return history_; }
+  MDB_dbi values() const { return values_; }
   MDB_dbi leases() const { return leases_; }
   const std::string& path() const { return path_; }
   int64_t page_size() const { return page_size_; }
@@ -63,7 +64,7 @@ class LmdbEnv {
   std::string path_;
   int lock_fd_ = -1;
   MDB_env* env_ = nullptr;
-  MDB_dbi meta_ = 0, history_ = 0, leases_ = 0;
+  MDB_dbi meta_ = 0, history_ = 0, values_ = 0, leases_ = 0;
   int64_t page_size_ = 4096;
 };
 

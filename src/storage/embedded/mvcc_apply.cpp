@@ -54,13 +54,18 @@ Status MvccStore::WriteChange(WriteBatch& b, const std::string& key, const Index
   rec.create_revision = e.create_revision;
   rec.version = e.version;
   rec.lease = e.lease;
-  rec.value = value;
   std::string k = EncodeRevisionKey(e.rev);
-  std::string v = EncodeRecord(rec);
-  MDB_val mk = ToVal(k), mv = ToVal(v);
-  // Revisions only grow, so every history write is an append.
-  int rc = mdb_put(b.txn, env_->history(), &mk, &mv, MDB_APPEND);
+  std::string h = EncodeRecord(rec);
+  MDB_val mk = ToVal(k), mh = ToVal(h);
+  // Revisions only grow, so every history and value write is an append.
+  int rc = mdb_put(b.txn, env_->history(), &mk, &mh, MDB_APPEND);
   if (rc != 0) return LmdbError(rc, "write history");
+  if (!e.tombstone) {
+    std::string v = EncodeValue(value);
+    MDB_val mv = ToVal(v);
+    rc = mdb_put(b.txn, env_->values(), &mk, &mv, MDB_APPEND);
+    if (rc != 0) return LmdbError(rc, "write value");
+  }
   {
     std::unique_lock lock(index_mu_);
     index_.Append(key, e);
@@ -119,11 +124,9 @@ StatusOr<bool> MvccStore::EvalCompare(WriteBatch& b, const Compare& c) const {
   int cmp = 0;
   if (c.target == Compare::Target::kValue) {
     if (!e) return false;
-    auto bytes = GetRecordBytes(b.txn, e->rev);
-    if (!bytes.ok()) return bytes.TakeStatus();
-    auto rec = DecodeRecord(*bytes);
-    if (!rec.ok()) return rec.TakeStatus();
-    int r = rec->value.compare(c.value);
+    auto value = GetValue(b.txn, e->rev);
+    if (!value.ok()) return value.TakeStatus();
+    int r = value->compare(c.value);
     cmp = r < 0 ? -1 : (r > 0 ? 1 : 0);
   } else {
     int64_t v = 0;
@@ -293,6 +296,7 @@ Status MvccStore::ApplyCompact(WriteBatch& b, int64_t revision) {
     std::string k = EncodeRevisionKey(r);
     MDB_val mk = ToVal(k);
     int rc = mdb_del(b.txn, env_->history(), &mk, nullptr);
+    if (rc == 0 || rc == MDB_NOTFOUND) rc = mdb_del(b.txn, env_->values(), &mk, nullptr);  // none for deletes
     if (rc != 0 && rc != MDB_NOTFOUND) {
       b.fatal = LmdbError(rc, "compact history");
       return b.fatal;

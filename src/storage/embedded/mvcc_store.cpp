@@ -94,13 +94,18 @@ size_t MvccStore::key_count() const {
   return index_.key_count();
 }
 
-StatusOr<std::string_view> MvccStore::GetRecordBytes(MDB_txn* txn, Revision rev) const {
+StatusOr<std::string_view> MvccStore::GetValue(MDB_txn* txn, Revision rev) const {
   std::string key = EncodeRevisionKey(rev);
   MDB_val k = ToVal(key), v;
-  int rc = mdb_get(txn, env_->history(), &k, &v);
-  if (rc == MDB_NOTFOUND) return Status::Storage(StorageCode::kKeyNotFound, "revision not in history");
-  if (rc != 0) return LmdbError(rc, "read history");
-  return FromVal(v);
+  int rc = mdb_get(txn, env_->values(), &k, &v);
+  if (rc == MDB_NOTFOUND) {
+    return Status::Storage(StorageCode::kInternal, "embedded store " + env_->path() + ": the value of revision " +
+                                                       std::to_string(rev.main) + " is missing");
+  }
+  if (rc != 0) return LmdbError(rc, "read value");
+  auto value = DecodeValue(FromVal(v));
+  if (!value.ok()) return CorruptAt(env_->path(), "value at revision " + std::to_string(rev.main), value.status());
+  return *value;
 }
 
 StatusOr<KeyValue> MvccStore::ReadKeyValue(MDB_txn* txn, const std::string& key, const IndexEntry& e,
@@ -112,14 +117,8 @@ StatusOr<KeyValue> MvccStore::ReadKeyValue(MDB_txn* txn, const std::string& key,
   kv.version = e.version;
   kv.lease = e.lease;
   if (keys_only) return kv;
-  auto bytes = GetRecordBytes(txn, e.rev);
-  if (!bytes.ok()) {
-    return Status::Storage(StorageCode::kInternal, "embedded store: history record of " + key + " at revision " +
-                                                       std::to_string(e.rev.main) + " is missing");
-  }
-  auto rec = DecodeRecord(*bytes);
-  if (!rec.ok()) return CorruptAt(env_->path(), "history record at revision " + std::to_string(e.rev.main), rec.status());
-  kv.value.assign(rec->value);
+  ASSIGN_OR_RETURN(std::string_view value, GetValue(txn, e.rev));
+  kv.value.assign(value);
   return kv;
 }
 
@@ -190,7 +189,9 @@ Status MvccStore::ReadEvents(const KeyRange& range, int64_t from, int64_t to, si
     ev.kv.key.assign(rec->key);
     ev.kv.mod_revision = rev->main;
     if (!rec->tombstone) {
-      ev.kv.value.assign(rec->value);
+      auto value = GetValue(txn.get(), *rev);
+      if (!value.ok()) return value.TakeStatus();
+      ev.kv.value.assign(*value);
       ev.kv.create_revision = rec->create_revision;
       ev.kv.version = rec->version;
       ev.kv.lease = rec->lease;

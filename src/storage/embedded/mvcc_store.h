@@ -1,8 +1,9 @@
 // storage/embedded/mvcc_store.h: the embedded store's MVCC state over LMDB: history, key index,
 // revisions, leases, and the operations that read and change them.
 //
-// History (LMDB table "history") maps a revision key to the record of one change; the in-memory
-// KeyIndex maps each key to its changes and is rebuilt from history at Open. Reads run on the calling
+// History (LMDB table "history") maps a revision key to the header of one change, and "values" maps
+// it to a put's value; the in-memory KeyIndex maps each key to its changes and is rebuilt from the
+// headers at Open (values are not read then; each is checked against its checksum when read). Reads run on the calling
 // thread: they note the committed revision, open a short LMDB read snapshot, find the changes to read
 // in the index under a shared lock, and fetch the records from the snapshot. Writes run only on the
 // writer thread (writer_thread.h) inside a WriteBatch: one LMDB write transaction holding many client
@@ -95,8 +96,8 @@ class MvccStore {
   Status CheckBranch(WriteBatch& b, const std::vector<RequestOp>& ops) const;
   // A range against the state including the batch's writes.
   StatusOr<RangeResponse> RangeInBatch(WriteBatch& b, const RangeRequest& req, int64_t at_rev) const;
-  // The record of one change, read in `txn`; NotFound if it is not there (compacted).
-  StatusOr<std::string_view> GetRecordBytes(MDB_txn* txn, Revision rev) const;
+  // The value a put stored, read in `txn` and checked against its checksum.
+  StatusOr<std::string_view> GetValue(MDB_txn* txn, Revision rev) const;
   StatusOr<KeyValue> ReadKeyValue(MDB_txn* txn, const std::string& key, const IndexEntry& e, bool keys_only) const;
   Status WriteChange(WriteBatch& b, const std::string& key, const IndexEntry& e, std::string_view value);
   Status PutMeta(WriteBatch& b, std::string_view key, int64_t v);

@@ -111,14 +111,13 @@ StatusOr<Revision> DecodeRevisionKey(std::string_view b) {
 
 std::string EncodeRecord(const Record& r) {
   std::string out(kCrcSize, '\0');
-  out.reserve(kCrcSize + 1 + 30 + r.key.size() + r.value.size());
+  out.reserve(kCrcSize + 1 + 30 + r.key.size());
   out.push_back(static_cast<char>(kFormatV1 | (r.tombstone ? kTombstone : 0)));
   PutVarint(out, r.key.size());
   out.append(r.key);
   PutVarint(out, static_cast<uint64_t>(r.create_revision));
   PutVarint(out, static_cast<uint64_t>(r.version));
   PutVarint(out, static_cast<uint64_t>(r.lease));
-  out.append(r.value);
   uint32_t crc = Crc32c(std::string_view(out).substr(kCrcSize));
   for (int i = 0; i < 4; ++i) out[i] = static_cast<char>(crc >> (8 * i));
   return out;
@@ -144,9 +143,27 @@ StatusOr<Record> DecodeRecord(std::string_view bytes, bool verify_checksum) {
       !GetNonNegative(body, r.lease)) {
     return Corrupt("bad header");
   }
-  r.value = body;
+  if (!body.empty()) return Corrupt("trailing bytes");
   if (r.key.empty()) return Corrupt("empty key");
   return r;
+}
+
+std::string EncodeValue(std::string_view value) {
+  std::string out(kCrcSize, '\0');
+  out.reserve(kCrcSize + value.size());
+  out.append(value);
+  uint32_t crc = Crc32c(value);
+  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>(crc >> (8 * i));
+  return out;
+}
+
+StatusOr<std::string_view> DecodeValue(std::string_view bytes) {
+  if (bytes.size() < kCrcSize) return Corrupt("truncated value");
+  uint32_t want = 0;
+  for (int i = 0; i < 4; ++i) want |= static_cast<uint32_t>(static_cast<uint8_t>(bytes[i])) << (8 * i);
+  std::string_view value = bytes.substr(kCrcSize);
+  if (Crc32c(value) != want) return Corrupt("value checksum mismatch");
+  return value;
 }
 
 std::string EncodeFixed64(int64_t v) {

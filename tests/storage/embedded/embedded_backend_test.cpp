@@ -114,13 +114,8 @@ TEST(EmbeddedBackendTest, NewerFormatVersionIsRefused) {
   EXPECT_NE(b.status().message().find("format version 9"), std::string::npos) << b.status().message();
 }
 
-TEST(EmbeddedBackendTest, CorruptRecordIsRefusedAtOpen) {
-  TestDir dir;
-  const std::string marker = "CAPSTAN-CORRUPTION-MARKER-0123456789";
-  {
-    auto b = MustOpen(Opts(dir.path()));
-    ASSERT_TRUE(SyncWait(b->Put("/k", marker)).ok());
-  }
+// Flips one bit in every copy of `marker` in the data file (stale copies sit in free pages).
+void FlipInDataFile(const TestDir& dir, const std::string& marker) {
   std::string bytes;
   {
     std::ifstream f(dir.sub("data.mdb"), std::ios::binary);
@@ -128,15 +123,43 @@ TEST(EmbeddedBackendTest, CorruptRecordIsRefusedAtOpen) {
   }
   size_t at = bytes.find(marker);
   ASSERT_NE(at, std::string::npos);
-  bytes[at + 5] ^= 0x01;
+  for (; at != std::string::npos; at = bytes.find(marker, at + 1)) bytes[at + 5] ^= 0x01;
+  std::ofstream f(dir.sub("data.mdb"), std::ios::binary | std::ios::trunc);
+  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+TEST(EmbeddedBackendTest, CorruptHistoryRecordIsRefusedAtOpen) {
+  TestDir dir;
+  const std::string marker = "/CAPSTAN-CORRUPTION-MARKER-0123456789";
   {
-    std::ofstream f(dir.sub("data.mdb"), std::ios::binary | std::ios::trunc);
-    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    auto b = MustOpen(Opts(dir.path()));
+    ASSERT_TRUE(SyncWait(b->Put(marker, "value")).ok());
   }
+  FlipInDataFile(dir, marker);
   auto b = OpenEmbeddedBackend(Opts(dir.path()));
   ASSERT_FALSE(b.ok());
   EXPECT_TRUE(b.status().IsStorage(StorageCode::kInternal));
   EXPECT_NE(b.status().message().find("corrupt"), std::string::npos) << b.status().message();
+}
+
+TEST(EmbeddedBackendTest, CorruptValueIsAnErrorWhenRead) {
+  TestDir dir;
+  const std::string marker = "CAPSTAN-CORRUPTION-MARKER-0123456789";
+  {
+    auto b = MustOpen(Opts(dir.path()));
+    ASSERT_TRUE(SyncWait(b->Put("/k", marker)).ok());
+    ASSERT_TRUE(SyncWait(b->Put("/ok", "fine")).ok());
+  }
+  FlipInDataFile(dir, marker);
+  auto b = MustOpen(Opts(dir.path()));
+  ASSERT_TRUE(b);
+  auto r = SyncWait(b->Get("/k"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsStorage(StorageCode::kInternal));
+  EXPECT_NE(r.status().message().find("corrupt"), std::string::npos) << r.status().message();
+  auto ok = SyncWait(b->Get("/ok"));
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ((*ok)->value, "fine");
 }
 
 TEST(EmbeddedBackendTest, QuotaExceededFailsWritesButReadsAndDeletesWork) {
@@ -188,8 +211,12 @@ TEST(EmbeddedBackendTest, FreedPagesAreReusedUnderChurn) {
   int64_t size_after_first = 0;
   for (int round = 0; round < 8; ++round) {
     int64_t rev = 0;
-    for (int i = 0; i < 200; ++i) {
-      auto r = SyncWait(b->Put("/churn/" + std::to_string(i), value + std::to_string(round)));
+    for (int t = 0; t < 4; ++t) {
+      TxnRequest txn;
+      for (int i = t * 50; i < (t + 1) * 50; ++i) {
+        txn.success.push_back(RequestOp::Put("/churn/" + std::to_string(i), value + std::to_string(round)));
+      }
+      auto r = SyncWait(b->Txn(std::move(txn)));
       ASSERT_TRUE(r.ok());
       rev = r->revision;
     }
@@ -286,6 +313,47 @@ TEST(EmbeddedBackendTest, SlowWatcherIsEndedAndNeverBlocksWriters) {
   std::lock_guard lock(mu);
   EXPECT_TRUE(got.back().error.IsStorage(StorageCode::kUnavailable)) << got.back().error.ToString();
   EXPECT_NE(got.back().error.message().find("behind"), std::string::npos);
+}
+
+TEST(EmbeddedBackendTest, IdleWatchGetsPeriodicProgressNotifications) {
+  TestDir dir;
+  FakeClock clock;
+  EmbeddedOptions o = Opts(dir.path());
+  o.clock = &clock;
+  o.tick = 5ms;
+  o.watch_progress_interval = 10s;
+  auto b = MustOpen(o);
+  auto r = SyncWait(b->Put("/p/a", "1"));
+  ASSERT_TRUE(r.ok());
+  std::mutex mu;
+  std::vector<WatchResponse> got;
+  WatchRequest w;
+  w.key = "/p/";
+  w.range_end = PrefixEnd("/p/");
+  w.progress_notify = true;
+  auto h = b->Watch(w, [&](WatchResponse resp) {
+    std::lock_guard lock(mu);
+    got.push_back(std::move(resp));
+  });
+  WatchRequest quiet = w;
+  quiet.progress_notify = false;
+  std::atomic<int> quiet_responses{0};
+  auto h2 = b->Watch(quiet, [&](WatchResponse) { ++quiet_responses; });
+  std::this_thread::sleep_for(50ms);
+  {
+    std::lock_guard lock(mu);
+    EXPECT_TRUE(got.empty());
+  }
+  clock.Advance(11s);
+  ASSERT_TRUE(Eventually([&] {
+    std::lock_guard lock(mu);
+    return !got.empty();
+  }));
+  std::lock_guard lock(mu);
+  EXPECT_TRUE(got[0].progress_notify);
+  EXPECT_TRUE(got[0].events.empty());
+  EXPECT_EQ(got[0].header_revision, r->revision);
+  EXPECT_EQ(quiet_responses.load(), 0);
 }
 
 TEST(EmbeddedBackendTest, ClosingEndsWatchesWithUnavailable) {
