@@ -19,6 +19,10 @@
 //
 // Errors are Status values with a StorageCode (kCompacted, kFutureRevision, kUnavailable,
 // kQuotaExceeded, kInvalidArgument, kInternal). Compare failures are not errors: succeeded=false.
+// As etcd: an empty key, or a txn branch that puts one key twice or deletes a key it puts, is
+// kInvalidArgument; a put with a lease that does not exist is kKeyNotFound; a request over the size
+// limit is kTooLarge; over the space quota, txns with a put and lease grants are kQuotaExceeded
+// ("database space exceeded") while reads and deletes still work.
 //
 // Thread-safety: every method may be called from any thread, concurrently. Tasks resume on the
 // caller's executor (util/executor.h).
