@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <set>
 
+#include "apimachinery/go_float.h"
 #include "util/strings.h"
 
 namespace capstan {
@@ -51,12 +52,8 @@ std::string RenderValue(const boost::json::value& v) {
     case boost::json::kind::bool_: return v.get_bool() ? "true" : "false";
     case boost::json::kind::int64: return std::to_string(v.get_int64());
     case boost::json::kind::uint64: return std::to_string(v.get_uint64());
-    case boost::json::kind::double_: {
-      // Go's %v of a float64: shortest representation ('g' with exponent for large/small values).
-      char buf[40];
-      std::snprintf(buf, sizeof buf, "%g", v.get_double());
-      return buf;
-    }
+    case boost::json::kind::double_:
+      return apimachinery::FormatFloatG(v.get_double());  // Go's %v of a float64
     default: return boost::json::serialize(v);
   }
 }

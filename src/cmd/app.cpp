@@ -3,10 +3,19 @@
 #include <sys/stat.h>
 
 #include <atomic>
+#include <boost/json.hpp>
 #include <filesystem>
 #include <thread>
 
+#include "api/coordination/coordination.h"
+#include "api/core/core.h"
+#include "api/schemas/builtin_schemas.h"
+#include "apimachinery/schema_registry.h"
 #include "auth/authn/x509.h"
+#include "endpoints/api_handler.h"
+#include "endpoints/installer.h"
+#include "storage/backend_object_store.h"
+#include "storage/embedded/embedded_backend.h"
 #include "cmd/kubeconfig.h"
 #include "cmd/pki.h"
 #include "cmd/version.h"
@@ -30,6 +39,12 @@ struct App::State {
   server::Router router;
   std::unique_ptr<server::HttpServer> http;
   std::atomic<bool> shutting_down{false};
+
+  std::unique_ptr<storage::Backend> backend;
+  std::unique_ptr<storage::ObjectStore> objects;
+  std::unique_ptr<apimachinery::SchemaRegistry> schemas;
+  endpoints::ApiRegistry apis;
+  std::unique_ptr<endpoints::ApiHandler> api_handler;
 };
 
 App::App(Options options) : s_(std::make_unique<State>()) { s_->opts = std::move(options); }
@@ -68,6 +83,33 @@ std::unique_ptr<authz::Authorizer> BuildAuthorizer(const std::vector<std::string
   return std::make_unique<authz::UnionAuthorizer>(std::move(members));
 }
 
+Status LoadSchemas(apimachinery::SchemaRegistry& reg) {
+  for (const auto& f : api::BuiltinSchemaFiles()) {
+    Status st = reg.AddDocumentJson(f.text);
+    if (!st.ok()) return Status(500, "InternalError", "built-in schema " + std::string(f.name) + ": " + st.message());
+  }
+  return reg.Resolve();
+}
+
+// The namespaces every cluster has, created at start when missing.
+Status EnsureSystemNamespaces(const endpoints::ApiRegistry& apis) {
+  auto snap = apis.Snapshot();
+  const auto* ns = snap->FindResource("", "v1", "namespaces", "");
+  if (!ns || !ns->creater) return Status(500, "InternalError", "namespaces are not served");
+  for (const char* name : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
+    registry::Context ctx;
+    boost::json::object obj;
+    obj["apiVersion"] = "v1";
+    obj["kind"] = "Namespace";
+    boost::json::object md;
+    md["name"] = name;
+    obj["metadata"] = std::move(md);
+    auto r = SyncWait(ns->creater->Create(ctx, std::move(obj), {}));
+    if (!r.ok() && r.status().reason() != "AlreadyExists") return r.status();
+  }
+  return Status();
+}
+
 }  // namespace
 
 Status App::Start() {
@@ -94,11 +136,40 @@ Status App::Start() {
       std::make_unique<authn::UnionAuthenticator>(std::move(authenticators)), o.anonymous_auth);
   s.authorizer = BuildAuthorizer(o.authorization_modes);
 
+  // Storage: the embedded store in the data dir.
+  storage::EmbeddedOptions eo;
+  eo.dir = o.data_dir + "/store";
+  eo.quota_bytes = o.storage_quota_bytes;
+  eo.metrics = &s.metrics;
+  auto backend = storage::OpenEmbeddedBackend(eo);
+  if (!backend.ok()) return backend.status();
+  s.backend = std::move(*backend);
+  s.objects = std::make_unique<storage::BackendObjectStore>(*s.backend);
+
+  // The API: built-in schemas, then every group's resources.
+  s.schemas = std::make_unique<apimachinery::SchemaRegistry>();
+  RETURN_IF_ERROR(LoadSchemas(*s.schemas));
+  registry::GroupDeps deps;
+  deps.store = s.objects.get();
+  deps.schemas = s.schemas.get();
+  deps.prefix = o.etcd_prefix;
+  endpoints::InstallResources(s.apis, api::core::Install(deps));
+  endpoints::InstallResources(s.apis, api::coordination::Install(deps));
+  RETURN_IF_ERROR(EnsureSystemNamespaces(s.apis));
+  endpoints::HandlerLimits limits;
+  limits.max_body_bytes = static_cast<size_t>(o.max_request_body_bytes);
+  limits.min_request_timeout_seconds = o.min_request_timeout;
+  s.api_handler = std::make_unique<endpoints::ApiHandler>(s.apis, limits);
+  auto api = [&s](http::RequestContext& ctx) -> Task<void> { co_await s.api_handler->Handle(ctx); };
+  s.router.HandlePrefix("/api", api);
+  s.router.HandlePrefix("/apis", api);
+
   server::AddProcessMetrics(s.metrics);
   s.request_metrics = std::make_unique<server::RequestMetrics>(s.metrics);
 
   s.health.Add("ping", []() -> Task<Status> { co_return Status(); });
   s.health.Add("log", []() -> Task<Status> { co_return Status(); });
+  s.health.Add("storage", [&s]() -> Task<Status> { co_return co_await s.backend->Check(); });
   s.health.Add(
       "shutdown",
       [&s]() -> Task<Status> {

@@ -102,7 +102,7 @@ BackendObjectStore::BackendObjectStore(Backend& backend, const Transformer* tran
     : backend_(backend), transformer_(transformer ? transformer : &identity_) {}
 
 StatusOr<std::string> BackendObjectStore::Encode(Object obj, const std::string& key) const {
-  if (auto* md = obj.if_contains("metadata"); md && md->is_object()) md->get_object().erase("resourceVersion");
+  if (auto* md = obj.if_contains("metadata"); md && md->is_object()) md->get_object().stable_erase("resourceVersion");
   return transformer_->ToStorage(json::serialize(obj), key);
 }
 
@@ -310,8 +310,8 @@ Task<StatusOr<Object>> BackendObjectStore::GuaranteedUpdate(const std::string& k
     if (existing) {
       // A result identical to what is stored is not written (and does not bump the revision).
       Object a = next, b = *existing;
-      if (auto* md = a.if_contains("metadata"); md && md->is_object()) md->get_object().erase("resourceVersion");
-      if (auto* md = b.if_contains("metadata"); md && md->is_object()) md->get_object().erase("resourceVersion");
+      if (auto* md = a.if_contains("metadata"); md && md->is_object()) md->get_object().stable_erase("resourceVersion");
+      if (auto* md = b.if_contains("metadata"); md && md->is_object()) md->get_object().stable_erase("resourceVersion");
       if (json::serialize(a) == json::serialize(b)) co_return std::move(*existing);
     }
     auto data = Encode(next, key);

@@ -1,29 +1,12 @@
-// server/http/user_info.h: the identity of a caller (kube's user.Info). Thread-compatible value.
+// server/http/user_info.h: the caller's identity as the HTTP layer names it (see apimachinery/user_info.h).
 #pragma once
 
-#include <map>
-#include <string>
-#include <vector>
+#include "apimachinery/user_info.h"
 
 namespace capstan::http {
-
-struct UserInfo {
-  std::string name;
-  std::string uid;
-  std::vector<std::string> groups;
-  std::map<std::string, std::vector<std::string>> extra;
-
-  bool InGroup(const std::string& g) const {
-    for (const auto& x : groups) {
-      if (x == g) return true;
-    }
-    return false;
-  }
-};
-
-inline constexpr const char* kAnonymousUser = "system:anonymous";
-inline constexpr const char* kAllUnauthenticated = "system:unauthenticated";
-inline constexpr const char* kAllAuthenticated = "system:authenticated";
-inline constexpr const char* kSystemPrivilegedGroup = "system:masters";
-
+using capstan::UserInfo;
+using capstan::kAllAuthenticated;
+using capstan::kAllUnauthenticated;
+using capstan::kAnonymousUser;
+using capstan::kSystemPrivilegedGroup;
 }  // namespace capstan::http

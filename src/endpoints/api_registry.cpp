@@ -1,0 +1,101 @@
+#include "endpoints/api_registry.h"
+
+#include <algorithm>
+
+namespace capstan::endpoints {
+
+const ResourceEntry* ApiSnapshot::FindResource(const std::string& group, const std::string& version,
+                                               const std::string& resource, const std::string& subresource) const {
+  const GroupVersionEntry* gv = Find(group, version);
+  if (!gv) return nullptr;
+  std::string key = subresource.empty() ? resource : resource + "/" + subresource;
+  auto it = gv->resources.find(key);
+  return it == gv->resources.end() ? nullptr : &it->second;
+}
+
+void ProbeCapabilities(ResourceEntry& e) {
+  registry::Storage* s = e.storage.get();
+  e.getter = dynamic_cast<registry::Getter*>(s);
+  e.lister = dynamic_cast<registry::Lister*>(s);
+  e.watcher = dynamic_cast<registry::Watcher*>(s);
+  e.creater = dynamic_cast<registry::Creater*>(s);
+  e.updater = dynamic_cast<registry::Updater*>(s);
+  e.patcher = dynamic_cast<registry::Patcher*>(s);
+  e.deleter = dynamic_cast<registry::GracefulDeleter*>(s);
+  e.collection_deleter = dynamic_cast<registry::CollectionDeleter*>(s);
+  e.table = dynamic_cast<registry::TableConvertor*>(s);
+  e.verbs = VerbsOf(e);
+}
+
+std::vector<std::string> VerbsOf(const ResourceEntry& e) {
+  // kube lists them in this order in discovery.
+  std::vector<std::string> v;
+  if (e.creater) v.push_back("create");
+  if (e.deleter) v.push_back("delete");
+  if (e.collection_deleter) v.push_back("deletecollection");
+  if (e.getter) v.push_back("get");
+  if (e.lister) v.push_back("list");
+  if (e.patcher) v.push_back("patch");
+  if (e.updater) v.push_back("update");
+  if (e.watcher) v.push_back("watch");
+  return v;
+}
+
+void ApiRegistry::Install(ResourceEntry entry, bool preferred) {
+  std::lock_guard lock(write_mu_);
+  auto next = std::make_shared<ApiSnapshot>(*std::atomic_load(&snapshot_));
+  const std::string group = entry.info.group;
+  const std::string version = entry.info.version;
+  auto& gv = next->versions[{group, version}];
+  gv.group = group;
+  gv.version = version;
+  std::string key = entry.info.subresource.empty() ? entry.info.resource : entry.info.resource + "/" + entry.info.subresource;
+  gv.resources[key] = std::move(entry);
+  auto g = std::find_if(next->groups.begin(), next->groups.end(), [&](const GroupEntry& x) { return x.name == group; });
+  if (g == next->groups.end()) {
+    GroupEntry ge;
+    ge.name = group;
+    ge.versions.push_back(version);
+    if (group.empty()) {
+      next->groups.insert(next->groups.begin(), std::move(ge));
+    } else {
+      next->groups.push_back(std::move(ge));
+    }
+  } else if (std::find(g->versions.begin(), g->versions.end(), version) == g->versions.end()) {
+    if (preferred) {
+      g->versions.insert(g->versions.begin(), version);
+    } else {
+      g->versions.push_back(version);
+    }
+  } else if (preferred && g->versions.front() != version) {
+    g->versions.erase(std::find(g->versions.begin(), g->versions.end(), version));
+    g->versions.insert(g->versions.begin(), version);
+  }
+  std::atomic_store(&snapshot_, std::shared_ptr<const ApiSnapshot>(std::move(next)));
+}
+
+void ApiRegistry::Remove(const std::string& group, const std::string& version, const std::string& resource) {
+  std::lock_guard lock(write_mu_);
+  auto next = std::make_shared<ApiSnapshot>(*std::atomic_load(&snapshot_));
+  auto it = next->versions.find({group, version});
+  if (it == next->versions.end()) return;
+  auto& res = it->second.resources;
+  for (auto r = res.begin(); r != res.end();) {
+    if (r->first == resource || r->first.rfind(resource + "/", 0) == 0) {
+      r = res.erase(r);
+    } else {
+      ++r;
+    }
+  }
+  if (res.empty()) {
+    next->versions.erase(it);
+    auto g = std::find_if(next->groups.begin(), next->groups.end(), [&](const GroupEntry& x) { return x.name == group; });
+    if (g != next->groups.end()) {
+      g->versions.erase(std::remove(g->versions.begin(), g->versions.end(), version), g->versions.end());
+      if (g->versions.empty()) next->groups.erase(g);
+    }
+  }
+  std::atomic_store(&snapshot_, std::shared_ptr<const ApiSnapshot>(std::move(next)));
+}
+
+}  // namespace capstan::endpoints

@@ -1,0 +1,87 @@
+// endpoints/handlers_watch.cpp: WATCH: a chunked stream of {"type":..., "object":...} lines.
+#include <random>
+
+#include "apimachinery/errors.h"
+#include "apimachinery/json_write.h"
+#include "endpoints/handlers.h"
+#include "util/timer.h"
+
+namespace capstan::endpoints {
+
+namespace am = capstan::apimachinery;
+namespace json = boost::json;
+
+Task<void> HandleWatch(Scope& s) {
+  if (!co_await s.NegotiateOutputOrFail()) co_return;
+  auto opts = ParseListOptions(s.http().request.query);
+  if (!opts.ok()) {
+    co_await s.WriteStatus(opts.status());
+    co_return;
+  }
+  // Without timeoutSeconds a watch lasts a random time between the minimum request timeout and twice
+  // that, as kube spreads its clients' reconnections.
+  int64_t timeout = opts->timeout_seconds.value_or(0);
+  if (timeout <= 0) {
+    thread_local std::mt19937 rng(std::random_device{}());
+    int64_t min = s.limits().min_request_timeout_seconds;
+    timeout = min + std::uniform_int_distribution<int64_t>(0, min)(rng);
+  }
+  auto stream = co_await s.entry().watcher->Watch(s.ctx(), *opts);
+  if (!stream.ok()) {
+    co_await s.WriteStatus(stream.status());
+    co_return;
+  }
+  std::shared_ptr<registry::WatchStream> w = std::move(*stream);
+  http::Headers headers;
+  const bool table = s.output().conversion == Conversion::kTable;
+  headers.Set("Content-Type", table ? s.output().ContentType() : std::string("application/json"));
+  if (!co_await s.http().writer->StartStream(200, std::move(headers))) co_return;
+
+  auto executor = CurrentExecutor();
+  auto timer = RunAfter(std::chrono::seconds(timeout), [w, executor] {
+    if (executor) {
+      executor->Post([w] { w->Stop(); });
+    } else {
+      w->Stop();
+    }
+  });
+  size_t cancel_id = s.http().cancel.OnCancel([w] { w->Stop(); });
+
+  bool first_table = true;
+  bool ended = false;
+  while (!ended) {
+    auto events = co_await w->Next();
+    if (events.empty()) break;
+    std::string out;
+    for (auto& e : events) {
+      out += "{\"type\":";
+      am::AppendJsonString(out, e.type);
+      out += ",\"object\":";
+      if (table && (e.type == "ADDED" || e.type == "MODIFIED" || e.type == "DELETED")) {
+        auto t = s.ToTable({&e.object}, first_table, "");
+        first_table = false;
+        if (t.ok()) {
+          am::AppendJson(out, *t);
+        } else {
+          am::AppendJson(out, e.object);
+        }
+      } else if (s.output().conversion == Conversion::kPartialObjectMetadata && e.type != "ERROR" && e.type != "BOOKMARK") {
+        am::AppendJson(out, s.ToPartial(e.object));
+      } else {
+        am::AppendJson(out, e.object);
+      }
+      out += "}\n";
+      if (e.type == "ERROR") {
+        ended = true;
+        break;
+      }
+    }
+    if (!co_await s.http().writer->WriteChunk(std::move(out))) break;
+  }
+  timer->Cancel();
+  s.http().cancel.Remove(cancel_id);
+  w->Stop();
+  co_await s.http().writer->EndStream();
+}
+
+}  // namespace capstan::endpoints

@@ -1,0 +1,169 @@
+// registry/rest.h: the capability interfaces a REST storage implements, with kube's names.
+//
+// A storage class inherits exactly the verbs it supports (Getter, Lister, Watcher, Creater, Updater,
+// Patcher, GracefulDeleter, CollectionDeleter, TableConvertor); the endpoints installer asks each
+// storage once, at install time, which of them it is (dynamic_cast), registers those routes and lists
+// those verbs in discovery. Objects are JSON documents. Implementations are thread-safe.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "apimachinery/status.h"
+#include "apimachinery/user_info.h"
+#include "registry/resource_info.h"
+#include "util/task.h"
+
+namespace capstan::registry {
+
+using Object = boost::json::object;
+
+// What a request carries down to storage: who, where, and how.
+struct Context {
+  std::string namespace_;  // from the URL; "" for cluster-scoped resources and all-namespace lists
+  const UserInfo* user = nullptr;
+  bool dry_run = false;
+  std::string field_manager;
+  std::string subresource;  // set by subresource storages for admission
+  std::vector<std::string>* warnings = nullptr;
+  void Warn(std::string w) const {
+    if (warnings) warnings->push_back(std::move(w));
+  }
+};
+
+struct GetOptions {
+  std::string resource_version;
+};
+
+struct ListOptions {
+  std::string label_selector;
+  std::string field_selector;
+  std::string resource_version;
+  std::string resource_version_match;  // "", "NotOlderThan", "Exact"
+  int64_t limit = 0;
+  std::string continue_token;
+  bool watch = false;
+  bool allow_watch_bookmarks = false;
+  std::optional<int64_t> timeout_seconds;
+  std::optional<bool> send_initial_events;
+};
+
+struct ObjectList {
+  std::vector<Object> items;
+  std::string resource_version;
+  std::string continue_token;
+  std::optional<int64_t> remaining_item_count;
+};
+
+struct WriteOptions {
+  bool dry_run = false;
+  std::string field_manager;
+  std::string field_validation;  // "Ignore", "Warn", "Strict"
+};
+using CreateOptions = WriteOptions;
+using UpdateOptions = WriteOptions;
+
+struct DeleteOptions {
+  std::optional<int64_t> grace_period_seconds;
+  std::optional<std::string> precondition_uid;
+  std::optional<std::string> precondition_resource_version;
+  std::optional<std::string> propagation_policy;  // Orphan, Background, Foreground
+  std::optional<bool> orphan_dependents;
+  bool dry_run = false;
+};
+
+// Computes the object an update writes from the current one (kube's rest.UpdatedObjectInfo): a PUT
+// returns its body, a PATCH applies itself to `current`. `current` is null when the object does not
+// exist (create-on-update).
+using ObjectTransform = std::function<Task<StatusOr<Object>>(const Object* current)>;
+
+struct UpdateOutcome {
+  Object object;
+  bool created = false;
+};
+
+struct DeleteOutcome {
+  Object object;
+  bool deleted = false;  // false: deletion is pending (finalizers, grace period)
+};
+
+struct WatchEvent {
+  std::string type;  // ADDED, MODIFIED, DELETED, BOOKMARK, ERROR
+  Object object;     // for ERROR: a metav1.Status
+};
+
+class WatchStream {
+ public:
+  virtual ~WatchStream() = default;
+  // The next events; empty when the watch has ended.
+  virtual Task<std::vector<WatchEvent>> Next() = 0;
+  virtual void Stop() = 0;
+};
+
+class Storage {
+ public:
+  virtual ~Storage() = default;
+  virtual const ResourceInfo& Info() const = 0;
+};
+
+class Getter : public virtual Storage {
+ public:
+  virtual Task<StatusOr<Object>> Get(const Context& ctx, const std::string& name, const GetOptions& opts) = 0;
+};
+
+class Lister : public virtual Storage {
+ public:
+  virtual Task<StatusOr<ObjectList>> List(const Context& ctx, const ListOptions& opts) = 0;
+};
+
+class Watcher : public virtual Storage {
+ public:
+  virtual Task<StatusOr<std::unique_ptr<WatchStream>>> Watch(const Context& ctx, const ListOptions& opts) = 0;
+};
+
+class Creater : public virtual Storage {
+ public:
+  virtual Task<StatusOr<Object>> Create(const Context& ctx, Object obj, const CreateOptions& opts) = 0;
+};
+
+class Updater : public virtual Storage {
+ public:
+  virtual Task<StatusOr<UpdateOutcome>> Update(const Context& ctx, const std::string& name, ObjectTransform transform,
+                                               const UpdateOptions& opts) = 0;
+};
+
+// PATCH needs the current object and an update: kube's Patcher is a Getter and an Updater.
+class Patcher : public virtual Getter, public virtual Updater {};
+
+class GracefulDeleter : public virtual Storage {
+ public:
+  virtual Task<StatusOr<DeleteOutcome>> Delete(const Context& ctx, const std::string& name,
+                                               const DeleteOptions& opts) = 0;
+};
+
+class CollectionDeleter : public virtual Storage {
+ public:
+  virtual Task<StatusOr<ObjectList>> DeleteCollection(const Context& ctx, const DeleteOptions& dopts,
+                                                      const ListOptions& lopts) = 0;
+};
+
+struct TableColumn {
+  std::string name;
+  std::string type;    // string, integer, number, boolean, date
+  std::string format;  // name, ...
+  std::string description;
+  int priority = 0;    // 0: always shown; 1: with -o wide
+};
+
+class TableConvertor : public virtual Storage {
+ public:
+  virtual std::vector<TableColumn> TableColumns() const = 0;
+  // One row's cells for the object, in column order.
+  virtual boost::json::array TableCells(const Object& obj) const = 0;
+};
+
+}  // namespace capstan::registry

@@ -1,0 +1,34 @@
+#include "registry/rest_resource.h"
+
+namespace capstan::registry {
+
+std::vector<RestResource> MakeResource(const GroupDeps& deps, ResourceSpec spec) {
+  std::vector<RestResource> out;
+  StoreConfig c;
+  c.info = spec.info;
+  c.storage = deps.store;
+  c.key_root = deps.prefix + "/" + (spec.storage_resource.empty() ? spec.info.resource : spec.storage_resource);
+  c.admission = deps.admission;
+  c.return_deleted_object = spec.return_deleted_object;
+  c.clock = deps.clock;
+  const apimachinery::Schema* schema = deps.schemas ? deps.schemas->Find(spec.info.definition) : nullptr;
+  RestResource main;
+  main.info = spec.info;
+  main.storage = std::make_shared<OwningStore>(c, spec.strategy);
+  main.schema = schema;
+  main.preferred = spec.preferred;
+  out.push_back(std::move(main));
+  if (spec.has_status) {
+    StoreConfig sc = c;
+    sc.info.subresource = "status";
+    RestResource status;
+    status.info = sc.info;
+    status.storage = std::make_shared<SubresourceStore>(sc, std::make_shared<StatusStrategy>(spec.strategy));
+    status.schema = schema;
+    status.preferred = spec.preferred;
+    out.push_back(std::move(status));
+  }
+  return out;
+}
+
+}  // namespace capstan::registry
