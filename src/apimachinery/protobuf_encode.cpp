@@ -37,10 +37,6 @@ std::string_view KindName(const json::value& v) {
   return "value";
 }
 
-Status Mismatch(std::string_view want, const json::value& got) {
-  return Failure("expected " + std::string(want) + ", got " + std::string(KindName(got)));
-}
-
 bool IsSet(const json::value* v) { return v != nullptr && !v->is_null(); }
 
 bool AsInt64(const json::value& v, int64_t& out) {
@@ -81,35 +77,92 @@ bool AsUint64(const json::value& v, uint64_t& out) {
   return false;
 }
 
+bool AnyPropertyPresent(const MessagePlan& plan, const json::object* obj) {
+  if (obj == nullptr) return false;
+  for (const FieldPlan& f : plan.fields) {
+    if (f.kind == FieldKind::kEmbedded ? AnyPropertyPresent(*f.message, obj) : IsSet(obj->if_contains(f.json_name))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// One encode call: the first failure, and a stack of per-message property lookups.
+class Encoder {
+ public:
+  explicit Encoder(EncodeContext& ctx) : ctx_(ctx) {}
+
+  bool Message(const MessagePlan& plan, const json::value* v, std::string& out);
+  bool Enveloped(const MessagePlan& plan, const json::value& object, std::string_view api_version,
+                 std::string_view kind, std::string& out);
+  Status TakeError() { return std::move(error_); }
+
+ private:
+  bool Fail(Status st) {
+    error_ = std::move(st);
+    return false;
+  }
+  bool Mismatch(std::string_view want, const json::value& got) {
+    return Fail(Failure("expected " + std::string(want) + ", got " + std::string(KindName(got))));
+  }
+  bool At(std::string segment) {
+    ctx_.error_path.push_back(std::move(segment));
+    return false;
+  }
+
+  bool Scalar(std::string& out, int32_t tag, ProtoType type, const json::value* v);
+  bool MessageField(std::string& out, int32_t tag, const MessagePlan& plan, const json::value* v) {
+    const size_t mark = BeginLengthDelimited(out, tag);
+    if (!Message(plan, v, out)) return false;
+    EndLengthDelimited(out, mark);
+    return true;
+  }
+  bool MapEntries(std::string& out, const FieldPlan& f, const json::object& map);
+  bool Field(std::string& out, const FieldPlan& f, const json::value* v, const json::value* whole,
+             const json::object* obj);
+  bool Struct(const MessagePlan& plan, const json::value* v, std::string& out);
+  bool Special(const MessagePlan& plan, const json::value* v, std::string& out);
+  bool Time(const MessagePlan& plan, const json::value* v, std::string& out);
+  bool Quantity(const json::value* v, std::string& out);
+  bool IntOrString(const json::value* v, std::string& out);
+  bool Raw(const MessagePlan& plan, const json::value* v, std::string& out);
+
+  EncodeContext& ctx_;
+  Status error_;
+  std::vector<const json::value*> present_;  // per struct being written: its properties by field index
+};
+
 // One value of a scalar type (nullptr or null: the zero value), with its key.
-Status WriteScalar(std::string& out, int32_t tag, ProtoType type, const json::value* v) {
+bool Encoder::Scalar(std::string& out, int32_t tag, ProtoType type, const json::value* v) {
   const bool zero = !IsSet(v);
   switch (type) {
     case ProtoType::kBool: {
       if (!zero && !v->is_bool()) return Mismatch("a boolean", *v);
       AppendKey(out, tag, WireType::kVarint);
       AppendVarint(out, !zero && v->get_bool() ? 1 : 0);
-      return Status::Ok();
+      return true;
     }
     case ProtoType::kInt32:
     case ProtoType::kInt64: {
       int64_t x = 0;
       if (!zero && !AsInt64(*v, x)) return Mismatch("an integer", *v);
       if (type == ProtoType::kInt32 && (x < INT32_MIN || x > INT32_MAX)) {
-        return Failure("value " + std::to_string(x) + " does not fit an int32");
+        return Fail(Failure("value " + std::to_string(x) + " does not fit an int32"));
       }
       AppendKey(out, tag, WireType::kVarint);
-      AppendVarint(out, static_cast<uint64_t>(x));  // negative int32 sign-extends to 10 bytes, as in Go
-      return Status::Ok();
+      AppendVarint(out, static_cast<uint64_t>(x));  // a negative int32 sign-extends to 10 bytes, as in Go
+      return true;
     }
     case ProtoType::kUint32:
     case ProtoType::kUint64: {
       uint64_t x = 0;
       if (!zero && !AsUint64(*v, x)) return Mismatch("a non-negative integer", *v);
-      if (type == ProtoType::kUint32 && x > UINT32_MAX) return Failure("value " + std::to_string(x) + " does not fit a uint32");
+      if (type == ProtoType::kUint32 && x > UINT32_MAX) {
+        return Fail(Failure("value " + std::to_string(x) + " does not fit a uint32"));
+      }
       AppendKey(out, tag, WireType::kVarint);
       AppendVarint(out, x);
-      return Status::Ok();
+      return true;
     }
     case ProtoType::kDouble:
     case ProtoType::kFloat: {
@@ -132,43 +185,25 @@ Status WriteScalar(std::string& out, int32_t tag, ProtoType type, const json::va
         AppendKey(out, tag, WireType::kFixed32);
         AppendFixed32(out, std::bit_cast<uint32_t>(static_cast<float>(d)));
       }
-      return Status::Ok();
+      return true;
     }
     case ProtoType::kString: {
       if (!zero && !v->is_string()) return Mismatch("a string", *v);
       AppendLengthDelimited(out, tag, zero ? std::string_view() : std::string_view(v->get_string()));
-      return Status::Ok();
+      return true;
     }
     case ProtoType::kBytes: {
       if (!zero && !v->is_string()) return Mismatch("a base64 string", *v);
       std::string bytes;
-      if (!zero && !Base64Decode(v->get_string(), bytes)) return Failure("illegal base64 data");
+      if (!zero && !Base64Decode(v->get_string(), bytes)) return Fail(Failure("illegal base64 data"));
       AppendLengthDelimited(out, tag, bytes);
-      return Status::Ok();
-    }
-    default: return Failure("unsupported scalar type");
-  }
-}
-
-Status WriteMessageField(std::string& out, int32_t tag, const MessagePlan& plan, const json::value* v,
-                         EncodeContext& ctx) {
-  const size_t mark = BeginLengthDelimited(out, tag);
-  RETURN_IF_ERROR(EncodeMessage(plan, v, out, ctx));
-  EndLengthDelimited(out, mark);
-  return Status::Ok();
-}
-
-bool AnyPropertyPresent(const MessagePlan& plan, const json::object* obj) {
-  if (obj == nullptr) return false;
-  for (const FieldPlan& f : plan.fields) {
-    if (f.kind == FieldKind::kEmbedded ? AnyPropertyPresent(*f.message, obj) : IsSet(obj->if_contains(f.json_name))) {
       return true;
     }
+    default: return Fail(Failure("unsupported scalar type"));
   }
-  return false;
 }
 
-Status WriteMapEntries(std::string& out, const FieldPlan& f, const json::object& map, EncodeContext& ctx) {
+bool Encoder::MapEntries(std::string& out, const FieldPlan& f, const json::object& map) {
   std::vector<const json::key_value_pair*> entries;
   entries.reserve(map.size());
   for (const auto& kv : map) entries.push_back(&kv);
@@ -177,123 +212,122 @@ Status WriteMapEntries(std::string& out, const FieldPlan& f, const json::object&
     const size_t mark = BeginLengthDelimited(out, f.tag);
     AppendLengthDelimited(out, 1, kv->key());
     const json::value& v = kv->value();
-    Status st;
+    bool ok = true;
     if (f.map_value == ProtoType::kMessage) {
-      st = WriteMessageField(out, 2, *f.message, &v, ctx);
+      ok = MessageField(out, 2, *f.message, &v);
     } else if (f.map_value == ProtoType::kBytes && v.is_null()) {
       // a nil []byte value is left out of its entry
     } else {
-      st = WriteScalar(out, 2, f.map_value, &v);
+      ok = Scalar(out, 2, f.map_value, &v);
     }
-    if (!st.ok()) {
-      ctx.error_path.push_back("[" + std::string(kv->key()) + "]");
-      return st;
-    }
+    if (!ok) return At("[" + std::string(kv->key()) + "]");
     EndLengthDelimited(out, mark);
   }
-  return Status::Ok();
+  return true;
 }
 
-Status WriteField(std::string& out, const FieldPlan& f, const json::value* whole, const json::object* obj,
-                  EncodeContext& ctx) {
+bool Encoder::Field(std::string& out, const FieldPlan& f, const json::value* v, const json::value* whole,
+                    const json::object* obj) {
   if (f.kind == FieldKind::kEmbedded) {
-    if (f.ptr && !AnyPropertyPresent(*f.message, obj)) return Status::Ok();
-    return WriteMessageField(out, f.tag, *f.message, whole, ctx);  // the same JSON object
+    if (f.ptr && !AnyPropertyPresent(*f.message, obj)) return true;
+    return MessageField(out, f.tag, *f.message, whole);  // the same JSON object
   }
-  const json::value* v = obj != nullptr ? obj->if_contains(f.json_name) : nullptr;
   const bool set = IsSet(v);
   switch (f.kind) {
     case FieldKind::kScalar:
     case FieldKind::kBytes:
       if (f.repeated) {
-        if (!set) return Status::Ok();
+        if (!set) return true;
         if (!v->is_array()) return Mismatch("an array", *v);
         size_t i = 0;
         for (const json::value& e : v->get_array()) {
-          Status st = WriteScalar(out, f.tag, f.type, &e);
-          if (!st.ok()) {
-            ctx.error_path.push_back("[" + std::to_string(i) + "]");
-            return st;
-          }
+          if (!Scalar(out, f.tag, f.type, &e)) return At("[" + std::to_string(i) + "]");
           ++i;
         }
-        return Status::Ok();
+        return true;
       }
-      if (set) return WriteScalar(out, f.tag, f.type, v);
-      if (f.ptr || f.kind == FieldKind::kBytes) return Status::Ok();  // nil pointer, nil []byte
-      return WriteScalar(out, f.tag, f.type, nullptr);
+      if (set) return Scalar(out, f.tag, f.type, v);
+      if (f.ptr || f.kind == FieldKind::kBytes) return true;  // nil pointer, nil []byte
+      return Scalar(out, f.tag, f.type, nullptr);
     case FieldKind::kMessage: {
       if (f.repeated) {
-        if (!set) return Status::Ok();
+        if (!set) return true;
         if (!v->is_array()) return Mismatch("an array", *v);
         size_t i = 0;
         for (const json::value& e : v->get_array()) {
-          Status st = WriteMessageField(out, f.tag, *f.message, &e, ctx);
-          if (!st.ok()) {
-            ctx.error_path.push_back("[" + std::to_string(i) + "]");
-            return st;
-          }
+          if (!MessageField(out, f.tag, *f.message, &e)) return At("[" + std::to_string(i) + "]");
           ++i;
         }
-        return Status::Ok();
+        return true;
       }
-      if (!set && (f.ptr || f.message->kind == MessageKind::kListWrapper)) return Status::Ok();
-      return WriteMessageField(out, f.tag, *f.message, set ? v : nullptr, ctx);
+      if (!set && (f.ptr || f.message->kind == MessageKind::kListWrapper)) return true;
+      return MessageField(out, f.tag, *f.message, set ? v : nullptr);
     }
     case FieldKind::kMap:
-      if (!set) return Status::Ok();
+      if (!set) return true;
       if (!v->is_object()) return Mismatch("an object", *v);
-      return WriteMapEntries(out, f, v->get_object(), ctx);
+      return MapEntries(out, f, v->get_object());
     case FieldKind::kEmbedded:
       break;
   }
-  return Status::Ok();
+  return true;
 }
 
-Status EncodeStruct(const MessagePlan& plan, const json::value* v, std::string& out, EncodeContext& ctx) {
+bool Encoder::Struct(const MessagePlan& plan, const json::value* v, std::string& out) {
   const json::object* obj = nullptr;
   if (IsSet(v)) {
     obj = v->if_object();
     if (obj == nullptr) return Mismatch("an object", *v);
   }
-  for (const FieldPlan& f : plan.fields) {
-    Status st = WriteField(out, f, v, obj, ctx);
-    if (!st.ok()) {
-      if (f.kind != FieldKind::kEmbedded) ctx.error_path.push_back(f.json_name);
-      return st;
+  // Look each property up once (the object holds few of the schema's fields), then write in field
+  // number order. present_ is indexed, never referenced, across the nested calls that grow it.
+  const size_t base = present_.size();
+  const size_t count = plan.fields.size();
+  present_.resize(base + count, nullptr);
+  if (obj != nullptr) {
+    for (const auto& kv : *obj) {
+      const int i = plan.FieldIndex(kv.key());
+      if (i >= 0) present_[base + static_cast<size_t>(i)] = &kv.value();
     }
   }
-  return Status::Ok();
+  bool ok = true;
+  for (size_t i = 0; ok && i < count; ++i) {
+    const FieldPlan& f = plan.fields[i];
+    ok = Field(out, f, present_[base + i], v, obj);
+    if (!ok && f.kind != FieldKind::kEmbedded) At(f.json_name);
+  }
+  present_.resize(base);
+  return ok;
 }
 
-Status EncodeTime(const MessagePlan& plan, const json::value* v, std::string& out) {
-  if (!IsSet(v)) return Status::Ok();  // the zero time: an empty message
+bool Encoder::Time(const MessagePlan& plan, const json::value* v, std::string& out) {
+  if (!IsSet(v)) return true;  // the zero time: an empty message
   if (!v->is_string()) return Mismatch("an RFC 3339 string", *v);
   const bool micro = plan.kind == MessageKind::kTimeMicro;
   auto t = micro ? ParseRfc3339Micro(v->get_string()) : ParseRfc3339(v->get_string());
-  if (!t.ok()) return Failure(t.status().message());
-  if (t->seconds == kGoZeroTimeUnix && t->nanos == 0) return Status::Ok();
+  if (!t.ok()) return Fail(Failure(t.status().message()));
+  if (t->seconds == kGoZeroTimeUnix && t->nanos == 0) return true;
   AppendKey(out, 1, WireType::kVarint);
   AppendVarint(out, static_cast<uint64_t>(t->seconds));
   AppendKey(out, 2, WireType::kVarint);
   // Time drops the fraction on the wire; MicroTime keeps whole microseconds.
   AppendVarint(out, static_cast<uint64_t>(static_cast<int64_t>(micro ? t->nanos - t->nanos % 1000 : 0)));
-  return Status::Ok();
+  return true;
 }
 
-Status EncodeQuantity(const json::value* v, std::string& out) {
-  std::string text = "0";
-  if (IsSet(v)) {
-    if (!v->is_string() && !v->is_number()) return Mismatch("a quantity", *v);
-    auto q = ParseQuantityJson(*v);
-    if (!q.ok()) return Failure(q.status().message());
-    text = q->String();
+bool Encoder::Quantity(const json::value* v, std::string& out) {
+  if (!IsSet(v)) {
+    AppendLengthDelimited(out, 1, "0");  // the zero quantity
+    return true;
   }
-  AppendLengthDelimited(out, 1, text);
-  return Status::Ok();
+  if (!v->is_string() && !v->is_number()) return Mismatch("a quantity", *v);
+  auto q = ParseQuantityJson(*v);
+  if (!q.ok()) return Fail(Failure(q.status().message()));
+  AppendLengthDelimited(out, 1, q->String());
+  return true;
 }
 
-Status EncodeIntOrString(const json::value* v, std::string& out) {
+bool Encoder::IntOrString(const json::value* v, std::string& out) {
   int64_t type = 0, int_val = 0;
   std::string_view str_val;
   if (IsSet(v)) {
@@ -309,116 +343,127 @@ Status EncodeIntOrString(const json::value* v, std::string& out) {
   AppendKey(out, 2, WireType::kVarint);
   AppendVarint(out, static_cast<uint64_t>(int_val));
   AppendLengthDelimited(out, 3, str_val);
-  return Status::Ok();
+  return true;
 }
 
-Status EncodeRawExtension(const MessagePlan& plan, const json::value* v, std::string& out, EncodeContext& ctx) {
-  if (!IsSet(v)) return Status::Ok();
-  if (plan.kind == MessageKind::kRawExtension && ctx.options.raw_extension_as_protobuf && ctx.kinds != nullptr &&
+bool Encoder::Raw(const MessagePlan& plan, const json::value* v, std::string& out) {
+  if (!IsSet(v)) return true;
+  if (plan.kind == MessageKind::kRawExtension && ctx_.options.raw_extension_as_protobuf && ctx_.kinds != nullptr &&
       v->is_object()) {
     const json::value* av = v->get_object().if_contains("apiVersion");
     const json::value* kv = v->get_object().if_contains("kind");
     if (av != nullptr && av->is_string() && kv != nullptr && kv->is_string()) {
-      const GroupVersionKind gvk = FromApiVersionAndKind(av->get_string(), kv->get_string());
-      auto embedded = ctx.kinds->PlanForKind(gvk);
+      auto embedded = ctx_.kinds->PlanForKind(FromApiVersionAndKind(av->get_string(), kv->get_string()));
       if (embedded.ok() && (*embedded)->kind == MessageKind::kStruct) {
         const size_t mark = BeginLengthDelimited(out, 1);
-        RETURN_IF_ERROR(EncodeEnvelopedObject(**embedded, *v, av->get_string(), kv->get_string(), out, ctx));
+        if (!Enveloped(**embedded, *v, av->get_string(), kv->get_string(), out)) return false;
         EndLengthDelimited(out, mark);
-        return Status::Ok();
+        return true;
       }
     }
   }
   AppendLengthDelimited(out, 1, ToJson(*v));
-  return Status::Ok();
+  return true;
 }
 
-Status EncodeSpecial(const MessagePlan& plan, const json::value* v, std::string& out, EncodeContext& ctx) {
+bool Encoder::Special(const MessagePlan& plan, const json::value* v, std::string& out) {
   switch (plan.kind) {
     case MessageKind::kTimeSeconds:
-    case MessageKind::kTimeMicro: return EncodeTime(plan, v, out);
+    case MessageKind::kTimeMicro: return Time(plan, v, out);
     case MessageKind::kDuration: {
       int64_t ns = 0;
       if (IsSet(v)) {
         if (!v->is_string()) return Mismatch("a duration string", *v);
         auto d = ParseGoDuration(v->get_string());
-        if (!d) return Failure("time: invalid duration " + GoQuote(std::string_view(v->get_string())));
+        if (!d) return Fail(Failure("time: invalid duration " + GoQuote(std::string_view(v->get_string()))));
         ns = d->count();
       }
       AppendKey(out, 1, WireType::kVarint);
       AppendVarint(out, static_cast<uint64_t>(ns));
-      return Status::Ok();
+      return true;
     }
-    case MessageKind::kQuantity: return EncodeQuantity(v, out);
-    case MessageKind::kIntOrString: return EncodeIntOrString(v, out);
+    case MessageKind::kQuantity: return Quantity(v, out);
+    case MessageKind::kIntOrString: return IntOrString(v, out);
     case MessageKind::kRawExtension:
-    case MessageKind::kRawJson: return EncodeRawExtension(plan, v, out, ctx);
+    case MessageKind::kRawJson: return Raw(plan, v, out);
     case MessageKind::kListWrapper: {
-      if (!IsSet(v)) return Status::Ok();
+      if (!IsSet(v)) return true;
       if (!v->is_array()) return Mismatch("an array of strings", *v);
-      for (const json::value& e : v->get_array()) RETURN_IF_ERROR(WriteScalar(out, 1, ProtoType::kString, &e));
-      return Status::Ok();
+      for (const json::value& e : v->get_array()) {
+        if (!Scalar(out, 1, ProtoType::kString, &e)) return false;
+      }
+      return true;
     }
     case MessageKind::kSchemaOrBool: {
       const bool is_schema = IsSet(v) && v->is_object();
       if (IsSet(v) && !is_schema && !v->is_bool()) return Mismatch("a boolean or a schema", *v);
       AppendKey(out, 1, WireType::kVarint);
       AppendVarint(out, is_schema || (IsSet(v) && v->get_bool()) ? 1 : 0);
-      if (is_schema) return WriteMessageField(out, 2, *plan.schema, v, ctx);
-      return Status::Ok();
+      return !is_schema || MessageField(out, 2, *plan.schema, v);
     }
     case MessageKind::kSchemaOrArray:
     case MessageKind::kSchemaOrStringArray: {
-      if (!IsSet(v)) return Status::Ok();
-      if (v->is_object()) return WriteMessageField(out, 1, *plan.schema, v, ctx);
+      if (!IsSet(v)) return true;
+      if (v->is_object()) return MessageField(out, 1, *plan.schema, v);
       if (!v->is_array()) return Mismatch("a schema or an array", *v);
       for (const json::value& e : v->get_array()) {
-        if (plan.kind == MessageKind::kSchemaOrStringArray) {
-          RETURN_IF_ERROR(WriteScalar(out, 2, ProtoType::kString, &e));
-        } else {
-          RETURN_IF_ERROR(WriteMessageField(out, 2, *plan.schema, &e, ctx));
-        }
+        const bool ok = plan.kind == MessageKind::kSchemaOrStringArray ? Scalar(out, 2, ProtoType::kString, &e)
+                                                                       : MessageField(out, 2, *plan.schema, &e);
+        if (!ok) return false;
       }
-      return Status::Ok();
+      return true;
     }
     case MessageKind::kGroupVersion: {
       GroupVersion gv;
       if (IsSet(v)) {
         if (!v->is_string()) return Mismatch("a group/version string", *v);
         auto parsed = ParseGroupVersion(v->get_string());
-        if (!parsed.ok()) return Failure(parsed.status().message());
+        if (!parsed.ok()) return Fail(Failure(parsed.status().message()));
         gv = *parsed;
       }
       AppendLengthDelimited(out, 1, gv.group);
       AppendLengthDelimited(out, 2, gv.version);
-      return Status::Ok();
+      return true;
     }
     case MessageKind::kUnknown:
     case MessageKind::kNone:
     case MessageKind::kStruct:
       break;
   }
-  return Failure("object " + plan.go_name + " has no protobuf form");
+  return Fail(Failure("object " + plan.go_name + " has no protobuf form"));
+}
+
+bool Encoder::Message(const MessagePlan& plan, const json::value* v, std::string& out) {
+  if (++ctx_.depth > kMaxMessageDepth) {
+    --ctx_.depth;
+    return Fail(Failure("messages nested more than " + std::to_string(kMaxMessageDepth) + " deep"));
+  }
+  const bool ok = plan.kind == MessageKind::kStruct ? Struct(plan, v, out) : Special(plan, v, out);
+  --ctx_.depth;
+  return ok;
+}
+
+bool Encoder::Enveloped(const MessagePlan& plan, const json::value& object, std::string_view api_version,
+                        std::string_view kind, std::string& out) {
+  if (plan.kind != MessageKind::kStruct) return Fail(Failure("object " + plan.go_name + " has no protobuf form"));
+  const size_t mark = BeginEnvelope(out, api_version, kind);
+  if (!Message(plan, &object, out)) return false;
+  FinishEnvelope(out, mark);
+  return true;
 }
 
 }  // namespace
 
 Status EncodeMessage(const MessagePlan& plan, const json::value* value, std::string& out, EncodeContext& ctx) {
-  if (++ctx.depth > kMaxMessageDepth) {
-    --ctx.depth;
-    return Failure("messages nested more than " + std::to_string(kMaxMessageDepth) + " deep");
-  }
-  Status st = plan.kind == MessageKind::kStruct ? EncodeStruct(plan, value, out, ctx) : EncodeSpecial(plan, value, out, ctx);
-  --ctx.depth;
-  return st;
+  Encoder e(ctx);
+  if (!e.Message(plan, value, out)) return e.TakeError();
+  return Status::Ok();
 }
 
 Status EncodeEnvelopedObject(const MessagePlan& plan, const json::value& object, std::string_view api_version,
                              std::string_view kind, std::string& out, EncodeContext& ctx) {
-  if (plan.kind != MessageKind::kStruct) return Failure("object " + plan.go_name + " has no protobuf form");
-  const size_t mark = BeginEnvelope(out, api_version, kind);
-  RETURN_IF_ERROR(EncodeMessage(plan, &object, out, ctx));
-  FinishEnvelope(out, mark);
+  Encoder e(ctx);
+  if (!e.Enveloped(plan, object, api_version, kind, out)) return e.TakeError();
   return Status::Ok();
 }
 

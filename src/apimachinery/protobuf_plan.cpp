@@ -209,6 +209,9 @@ Status PlanSet::CompileStruct(const Schema& def, MessagePlan& plan) {
     }
   }
   std::sort(plan.fields.begin(), plan.fields.end(), [](const FieldPlan& a, const FieldPlan& b) { return a.tag < b.tag; });
+  if (plan.fields.size() > kMaxMessageFields) {
+    return SchemaError(plan.definition, "more than " + std::to_string(kMaxMessageFields) + " fields");
+  }
   int32_t max_small = -1;
   for (size_t i = 0; i < plan.fields.size(); ++i) {
     if (i > 0 && plan.fields[i].tag == plan.fields[i - 1].tag) {
@@ -219,6 +222,7 @@ Status PlanSet::CompileStruct(const Schema& def, MessagePlan& plan) {
   plan.by_tag.assign(static_cast<size_t>(max_small + 1), -1);
   for (size_t i = 0; i < plan.fields.size(); ++i) {
     if (plan.fields[i].tag < 256) plan.by_tag[static_cast<size_t>(plan.fields[i].tag)] = static_cast<int16_t>(i);
+    if (plan.fields[i].kind != FieldKind::kEmbedded) plan.by_name.emplace(plan.fields[i].json_name, static_cast<int>(i));
   }
   return Status::Ok();
 }

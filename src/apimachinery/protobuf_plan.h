@@ -34,6 +34,9 @@
 
 namespace capstan::apimachinery::protobuf {
 
+// The most fields one message may have (the decoder keeps per-field state in fixed chunks).
+inline constexpr size_t kMaxMessageFields = 1024;
+
 enum class MessageKind : uint8_t {
   kStruct,               // properties with x-proto, and embedded messages
   kTimeSeconds,          // meta/v1 Time
@@ -95,7 +98,18 @@ struct MessagePlan {
     return nullptr;
   }
 
+  // The field with this JSON property name (not embedded ones), or -1.
+  int FieldIndex(std::string_view json_name) const {
+    auto it = by_name.find(json_name);
+    return it == by_name.end() ? -1 : it->second;
+  }
+
   std::vector<int16_t> by_tag;  // field number -> index into fields, -1 for none (numbers < 256)
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  std::unordered_map<std::string, int, NameHash, std::equal_to<>> by_name;
 };
 
 // The wire type a single value of this scalar type uses.
