@@ -3,77 +3,17 @@
 #include <algorithm>
 #include <bit>
 #include <charconv>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <memory>
-#include <vector>
 
-#include "apimachinery/json_parse.h"
+#include "apimachinery/protobuf_decoder.h"
 #include "apimachinery/protobuf_envelope.h"
-#include "apimachinery/protobuf_wire.h"
-#include "apimachinery/quantity.h"
-#include "apimachinery/time_util.h"
-#include "util/duration.h"
-#include "util/strings.h"
 
 namespace capstan::apimachinery::protobuf {
 
-namespace json = boost::json;
+namespace detail {
 
 namespace {
-
-constexpr int64_t kGoZeroTimeUnix = -62135596800;  // 0001-01-01T00:00:00Z, Go's zero time
-
-Status Bad(std::string msg) { return Status(400, "BadRequest", std::move(msg)); }
-
-Status WrongWireType(WireType wt, std::string_view field) {
-  return Bad("proto: wrong wireType = " + std::to_string(static_cast<int>(wt)) + " for field " + std::string(field));
-}
-
-int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if (a % b != 0 && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
-// time.Unix(seconds, nanos): nanos outside [0, 1e9) carry into the seconds.
-Timestamp UnixTime(int64_t seconds, int64_t nanos) {
-  if (nanos < 0 || nanos >= 1000000000) {
-    const int64_t carry = FloorDiv(nanos, 1000000000);
-    seconds += carry;
-    nanos -= carry * 1000000000;
-  }
-  return Timestamp{seconds, static_cast<int32_t>(nanos)};
-}
-
-json::value Unsigned(uint64_t v) {
-  return v <= static_cast<uint64_t>(INT64_MAX) ? json::value(static_cast<int64_t>(v)) : json::value(v);
-}
-
-json::value ZeroScalar(ProtoType t) {
-  switch (t) {
-    case ProtoType::kBool: return json::value(false);
-    case ProtoType::kString:
-    case ProtoType::kBytes: return json::value(json::string());
-    case ProtoType::kDouble:
-    case ProtoType::kFloat: return json::value(0.0);
-    default: return json::value(int64_t{0});
-  }
-}
-
-bool IsZeroScalar(const json::value& v) {
-  switch (v.kind()) {
-    case json::kind::bool_: return !v.get_bool();
-    case json::kind::int64: return v.get_int64() == 0;
-    case json::kind::uint64: return v.get_uint64() == 0;
-    case json::kind::double_: return v.get_double() == 0;
-    case json::kind::string: return v.get_string().empty();
-    default: return false;
-  }
-}
-
-void SetBase64(json::value& out, std::string_view bytes) { out = json::string(Base64Encode(bytes)); }
 
 void SortKeys(json::object& obj) {
   const json::key_value_pair* prev = nullptr;
@@ -94,102 +34,7 @@ void SortKeys(json::object& obj) {
   for (auto& [k, v] : entries) obj.emplace(k, std::move(v));
 }
 
-// The fields of a special message, read generically: the last varint or bytes of each field number,
-// and every occurrence of length-delimited ones.
-struct SpecialField {
-  int32_t tag;
-  WireType wire_type;
-  std::string_view go_name;
-};
-
-struct SpecialValues {
-  bool has[5] = {};
-  uint64_t num[5] = {};
-  std::string_view bytes[5];
-  std::vector<std::string_view> all[5];
-};
-
-// A field's state while its message is read: the last scalar, the list of a repeated field, a map's
-// object, or the records of a (merged) message field.
-struct Slot {
-  bool seen = false;
-  json::value value;
-  std::vector<std::string_view> spans;
-};
-
-// One decode call: the error of the first failure, and a pool of slots reused by every message.
-class Decoder {
- public:
-  explicit Decoder(DecodeContext& ctx) : ctx_(ctx) {}
-
-  bool Spans(const MessagePlan& plan, const std::string_view* spans, size_t n, json::value& out);
-  bool Struct(const MessagePlan& plan, const std::string_view* spans, size_t n, json::object& out);
-  bool EnterMessage() {
-    if (++ctx_.depth > kMaxMessageDepth) {
-      return Fail(Bad("proto: messages nested more than " + std::to_string(kMaxMessageDepth) + " deep"));
-    }
-    return true;
-  }
-  void LeaveMessage() { --ctx_.depth; }
-  Status TakeError() { return std::move(error_); }
-
- private:
-  bool Fail(Status st) {
-    error_ = std::move(st);
-    return false;
-  }
-  bool WireFail(const WireReader& r, std::string_view message) { return Fail(WireErrorStatus(r, message)); }
-
-  bool Scalar(WireReader& r, ProtoType t, json::value& out, std::string_view message);
-  bool Float(double d, json::value& out);
-  bool ReadSpecial(const MessagePlan& plan, std::string_view message, std::initializer_list<SpecialField> fields,
-                   SpecialValues& out);
-  bool Special(const MessagePlan& plan, std::string_view message, json::value& out);
-  bool Field(const FieldPlan& f, WireType wt, WireReader& r, Slot& s, const MessagePlan& plan);
-  bool MapEntry(const FieldPlan& f, std::string_view entry, json::object& map, const MessagePlan& owner);
-  bool Emit(const FieldPlan& f, Slot& s, json::object& out);
-  void EmitNil(json::object& out, const FieldPlan& f) {
-    if (!f.omitempty) out.emplace(f.json_name, nullptr);
-  }
-
-  // The slots of the messages being read, innermost last, shared by the decoders of one thread (an
-  // embedded envelope starts a nested decoder above the current top). Each message takes a contiguous
-  // run inside fixed chunks that never move, so slot pointers stay valid while nested messages take
-  // more.
-  static constexpr size_t kChunk = kMaxMessageFields;  // no message has more fields (PlanSet checks)
-  struct SlotStack {
-    std::vector<std::unique_ptr<Slot[]>> chunks;
-    size_t chunk = 0;  // the chunk in use
-    size_t used = 0;   // slots taken in it
-  };
-  static SlotStack& Stack() {
-    thread_local SlotStack stack;
-    return stack;
-  }
-  struct Mark {
-    size_t chunk, used;
-  };
-  Slot* Push(size_t count, Mark& mark) {
-    SlotStack& st = Stack();
-    mark = {st.chunk, st.used};
-    if (st.chunks.empty()) st.chunks.push_back(std::make_unique<Slot[]>(kChunk));
-    if (st.used + count > kChunk) {
-      ++st.chunk;
-      st.used = 0;
-      if (st.chunk == st.chunks.size()) st.chunks.push_back(std::make_unique<Slot[]>(kChunk));
-    }
-    Slot* run = &st.chunks[st.chunk][st.used];
-    st.used += count;
-    return run;
-  }
-  static void Pop(const Mark& mark) {
-    Stack().chunk = mark.chunk;
-    Stack().used = mark.used;
-  }
-
-  DecodeContext& ctx_;
-  Status error_;
-};
+}  // namespace
 
 bool Decoder::Float(double d, json::value& out) {
   if (!std::isfinite(d)) {
@@ -236,164 +81,6 @@ bool Decoder::Scalar(WireReader& r, ProtoType t, json::value& out, std::string_v
       }
     }
   }
-}
-
-bool Decoder::ReadSpecial(const MessagePlan& plan, std::string_view message,
-                          std::initializer_list<SpecialField> fields, SpecialValues& out) {
-  WireReader r(message);
-  while (!r.done()) {
-    int32_t tag;
-    WireType wt;
-    if (!r.ReadKey(tag, wt)) return WireFail(r, plan.go_name);
-    const SpecialField* f = nullptr;
-    for (const SpecialField& c : fields) {
-      if (c.tag == tag) f = &c;
-    }
-    if (f == nullptr) {
-      if (!r.SkipValue(wt)) return WireFail(r, plan.go_name);
-      continue;
-    }
-    if (wt != f->wire_type) return Fail(WrongWireType(wt, f->go_name));
-    out.has[tag] = true;
-    if (wt == WireType::kVarint) {
-      if (!r.ReadVarint(out.num[tag])) return WireFail(r, plan.go_name);
-    } else {
-      if (!r.ReadLengthDelimited(out.bytes[tag])) return WireFail(r, plan.go_name);
-      out.all[tag].push_back(out.bytes[tag]);
-    }
-  }
-  return true;
-}
-
-bool Decoder::Special(const MessagePlan& plan, std::string_view message, json::value& out) {
-  SpecialValues v;
-  switch (plan.kind) {
-    case MessageKind::kTimeSeconds:
-    case MessageKind::kTimeMicro: {
-      if (message.empty()) {
-        out = nullptr;
-        return true;
-      }
-      if (!ReadSpecial(plan, message, {{1, WireType::kVarint, "Seconds"}, {2, WireType::kVarint, "Nanos"}}, v)) {
-        return false;
-      }
-      const auto seconds = static_cast<int64_t>(v.num[1]);
-      const int32_t nanos = static_cast<int32_t>(static_cast<uint32_t>(v.num[2]));
-      const bool micro = plan.kind == MessageKind::kTimeMicro;
-      // Time keeps whole seconds; MicroTime truncates to microseconds (Go's Duration.Truncate).
-      const Timestamp t = UnixTime(seconds, micro ? nanos - nanos % 1000 : 0);
-      if (t.seconds == kGoZeroTimeUnix && t.nanos == 0) {
-        out = nullptr;
-      } else {
-        out = micro ? FormatRfc3339Micro(t) : FormatRfc3339(t);
-      }
-      return true;
-    }
-    case MessageKind::kDuration:
-      if (!ReadSpecial(plan, message, {{1, WireType::kVarint, "Duration"}}, v)) return false;
-      out = FormatGoDuration(std::chrono::nanoseconds(static_cast<int64_t>(v.num[1])));
-      return true;
-    case MessageKind::kQuantity: {
-      if (!ReadSpecial(plan, message, {{1, WireType::kLengthDelimited, "String_"}}, v)) return false;
-      if (!v.has[1]) {
-        out = "0";
-        return true;
-      }
-      auto q = ParseQuantity(v.bytes[1]);
-      if (!q.ok()) return Fail(q.TakeStatus());
-      out = q->String();
-      return true;
-    }
-    case MessageKind::kIntOrString: {
-      if (!ReadSpecial(plan, message,
-                       {{1, WireType::kVarint, "Type"},
-                        {2, WireType::kVarint, "IntVal"},
-                        {3, WireType::kLengthDelimited, "StrVal"}},
-                       v)) {
-        return false;
-      }
-      const auto type = static_cast<int64_t>(v.num[1]);
-      if (type == 0) {
-        out = int64_t{static_cast<int32_t>(static_cast<uint32_t>(v.num[2]))};
-      } else if (type == 1) {
-        out = v.bytes[3];
-      } else {
-        return Fail(Bad("json: error calling MarshalJSON for type *intstr.IntOrString: impossible IntOrString.Type"));
-      }
-      return true;
-    }
-    case MessageKind::kRawExtension:
-    case MessageKind::kRawJson: {
-      if (!ReadSpecial(plan, message, {{1, WireType::kLengthDelimited, "Raw"}}, v)) return false;
-      const std::string_view raw = v.bytes[1];
-      if (!v.has[1] || raw.empty()) {
-        out = nullptr;
-      } else if (plan.kind == MessageKind::kRawExtension && HasEnvelopeMagic(raw)) {
-        auto obj = DecodeEnvelopedObject(raw, nullptr, ctx_);  // an object in its own envelope (watch events)
-        if (!obj.ok()) return Fail(obj.TakeStatus());
-        out = std::move(obj->object);
-      } else {
-        auto parsed = ParseJsonValue(raw);
-        if (!parsed.ok()) {
-          return Fail(Bad("json: error calling MarshalJSON for type *" + plan.go_name + ": " + parsed.status().message()));
-        }
-        out = std::move(*parsed);
-      }
-      return true;
-    }
-    case MessageKind::kListWrapper: {
-      if (!ReadSpecial(plan, message, {{1, WireType::kLengthDelimited, "Items"}}, v)) return false;
-      json::array& arr = out.emplace_array();
-      arr.reserve(v.all[1].size());
-      for (std::string_view s : v.all[1]) arr.emplace_back(s);
-      return true;
-    }
-    case MessageKind::kSchemaOrBool: {
-      if (!ReadSpecial(plan, message, {{1, WireType::kVarint, "Allows"}, {2, WireType::kLengthDelimited, "Schema"}}, v)) {
-        return false;
-      }
-      if (v.has[2]) return Spans(*plan.schema, v.all[2].data(), v.all[2].size(), out);
-      out = v.num[1] != 0;
-      return true;
-    }
-    case MessageKind::kSchemaOrArray:
-    case MessageKind::kSchemaOrStringArray: {
-      const bool strings = plan.kind == MessageKind::kSchemaOrStringArray;
-      if (!ReadSpecial(plan, message,
-                       {{1, WireType::kLengthDelimited, "Schema"},
-                        {2, WireType::kLengthDelimited, strings ? "Property" : "JSONSchemas"}},
-                       v)) {
-        return false;
-      }
-      if (!v.all[2].empty()) {
-        json::array& arr = out.emplace_array();
-        for (std::string_view s : v.all[2]) {
-          if (strings) {
-            arr.emplace_back(s);
-          } else if (!Spans(*plan.schema, &s, 1, arr.emplace_back(nullptr))) {
-            return false;
-          }
-        }
-        return true;
-      }
-      if (v.has[1]) return Spans(*plan.schema, v.all[1].data(), v.all[1].size(), out);
-      out = nullptr;
-      return true;
-    }
-    case MessageKind::kGroupVersion: {
-      if (!ReadSpecial(plan, message,
-                       {{1, WireType::kLengthDelimited, "Group"}, {2, WireType::kLengthDelimited, "Version"}}, v)) {
-        return false;
-      }
-      out = v.bytes[1].empty() ? std::string(v.bytes[2]) : std::string(v.bytes[1]) + "/" + std::string(v.bytes[2]);
-      return true;
-    }
-    case MessageKind::kUnknown:
-    case MessageKind::kNone:
-    case MessageKind::kStruct:
-      break;
-  }
-  return Fail(Bad("object " + plan.go_name + " has no protobuf form"));
 }
 
 // Decodes the concatenation of spans (a message given in several records merges, as Go's generated
@@ -644,7 +331,11 @@ bool Decoder::Struct(const MessagePlan& plan, const std::string_view* spans, siz
   return ok;
 }
 
-}  // namespace
+}  // namespace detail
+
+using detail::Bad;
+using detail::Decoder;
+namespace json = boost::json;
 
 Status DecodeMessage(const MessagePlan& plan, std::string_view message, json::value& out, DecodeContext& ctx) {
   Decoder d(ctx);

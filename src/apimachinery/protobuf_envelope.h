@@ -67,8 +67,8 @@ class WatchFrameReader {
  public:
   explicit WatchFrameReader(size_t max_frame_bytes = 64 * 1024 * 1024) : max_(max_frame_bytes) {}
   void Append(std::string_view bytes) { buf_.append(bytes); }
-  // A frame, std::nullopt-like empty status when more bytes are needed (returns false), or an error
-  // when a frame's length is over the limit.
+  // true: the next whole frame is in `frame`; false: more bytes are needed; an error (400) when a
+  // frame's length is over the limit (the stream cannot continue).
   StatusOr<bool> Next(std::string& frame);
   size_t buffered() const { return buf_.size() - pos_; }
 
