@@ -434,5 +434,22 @@ TEST(ProtobufCodec, BytesMapValues) {
   EXPECT_EQ(json::serialize(Dec(kConfigMap, Unhex("1a03 0a016b")).at("binaryData")), R"({"k":""})");
 }
 
+
+TEST(ProtobufCodec, ApiextensionsSchemaUnions) {
+  constexpr std::string_view kProps = "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps";
+  // additionalProperties (30): JSONSchemaPropsOrBool {1 allows, 2 schema}.
+  const std::string closed = Enc(kProps, J(R"({"additionalProperties":false})"));
+  EXPECT_NE(Hex(closed).find("f201020800"), std::string::npos) << Hex(closed);
+  const json::value schema = J(R"({"type":"object","additionalProperties":{"type":"string"},
+      "properties":{"a":{"type":"array","items":{"type":"integer","minimum":1.5}},
+                    "b":{"type":"array","items":[{"type":"string"},{"type":"boolean"}]},
+                    "c":{"x-kubernetes-int-or-string":true,"default":{"k":[1,"two",null]},"enum":["x",2,{"y":true}]}},
+      "dependencies":{"a":["b","c"],"b":{"required":["a"]}},
+      "required":["a"],"x-kubernetes-preserve-unknown-fields":true})");
+  EXPECT_EQ(JsonDiff(schema, Dec(kProps, Enc(kProps, schema))), "");
+  EXPECT_EQ(JsonDiff(J(R"({"additionalProperties":true})"), Dec(kProps, Enc(kProps, J(R"({"additionalProperties":true})")))), "");
+  EXPECT_EQ(JsonDiff(J(R"({"additionalProperties":false})"), Dec(kProps, closed)), "");
+}
+
 }  // namespace
 }  // namespace capstan::apimachinery
