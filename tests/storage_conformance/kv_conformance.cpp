@@ -124,7 +124,6 @@ TEST_P(BackendConformance, WritesOfOneTxnShareOneRevision) {
   for (const auto& kv : all.kvs) EXPECT_EQ(kv.mod_revision, r0 + 1);
   // A prefix delete of several keys is one revision too.
   TxnRequest del;
-  DeleteRangeRequest d;
   RequestOp op = RequestOp::Delete(prefix());
   op.delete_range.range_end = PrefixEnd(prefix());
   del.success.push_back(op);

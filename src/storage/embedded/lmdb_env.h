@@ -27,7 +27,7 @@ inline constexpr int64_t kFormatVersion = 1;
 // Meta table keys.
 inline constexpr std::string_view kMetaFormat = "format";            // kFormatName
 inline constexpr std::string_view kMetaFormatVersion = "format_version";  // fixed64
-inline constexpr std::string_view kMetaRevision = "revision";        // fixed64: last committed revision
+inline constexpr std::string_view kMetaRevision = "revision";  // fixed64: a floor, written by compactions
 inline constexpr std::string_view kMetaCompactRevision = "compact_revision";  // fixed64
 inline constexpr std::string_view kMetaLeaseSeq = "lease_seq";      // fixed64: last lease id handed out
 

@@ -288,7 +288,7 @@ Status MvccStore::ApplyCompact(WriteBatch& b, int64_t revision) {
   // Raised before the deletes commit: see the read protocol in MvccStore::Range.
   compact_rev_.store(revision, std::memory_order_seq_cst);
   b.wrote = true;
-  if (Status s = PutMeta(b, kMetaCompactRevision, revision); !s.ok()) {
+  if (Status s = PutMeta(b, kMetaCompactRevision, revision); !s.ok() || !(s = PutMeta(b, kMetaRevision, b.rev)).ok()) {
     b.fatal = s;
     return s;
   }
@@ -378,11 +378,8 @@ Status MvccStore::CommitBatch(WriteBatch& b) {
     b.txn = nullptr;
     return Status::Ok();
   }
-  Status s = PutMeta(b, kMetaRevision, b.rev);
-  if (!s.ok()) {
-    AbortBatch(b);
-    return s;
-  }
+  // The revision is not written per commit: it is the newest history record's (compaction keeps
+  // every record at or above the compact revision, so the newest one always survives).
   int rc = mdb_txn_commit(b.txn);  // writes and syncs (LMDB's default durable commit)
   b.txn = nullptr;
   if (rc != 0) {

@@ -19,7 +19,8 @@ void WriterThread::Submit(WriteOp op) {
     std::lock_guard lock(mu_);
     if (!stopping_) {
       queue_.push_back(std::move(op));
-      cv_.notify_one();
+      // While the thread lingers for a batch, waking it for every arrival only costs switches.
+      if (queue_.size() >= wake_at_) cv_.notify_one();
       return;
     }
   }
@@ -53,8 +54,10 @@ void WriterThread::Run() {
       // (its own next write is what the wait is for), and the wait is bounded by kLinger.
       size_t target = std::min(kMaxBatch, queue_.size() + last_batch);
       if (last_batch > 1 && queue_.size() < target) {
+        wake_at_ = target;
         cv_.wait_for(lock, kLinger, [&] { return stopping_ || queue_.size() >= target; });
       }
+      wake_at_ = 1;
       cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
       if (stopping_) {
         std::deque<WriteOp> rest = std::move(queue_);

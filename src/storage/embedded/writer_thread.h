@@ -64,6 +64,7 @@ class WriterThread {
   std::condition_variable cv_;
   std::deque<WriteOp> queue_;  // guarded by mu_
   bool stopping_ = false;      // guarded by mu_
+  size_t wake_at_ = 1;         // guarded by mu_: queue length at which Submit wakes the thread
   Status failure_;             // guarded by mu_
   std::thread thread_;
 };
