@@ -97,8 +97,10 @@ std::optional<json::object> ResourceListJson(const ApiSnapshot& s, const std::st
     if (!e.info.kind_version.empty() && e.info.kind_version != version) r["version"] = e.info.kind_version;
     r["kind"] = e.info.kind;
     r["verbs"] = Strings(e.verbs);
-    if (!e.info.short_names.empty()) r["shortNames"] = Strings(e.info.short_names);
-    if (!e.info.categories.empty()) r["categories"] = Strings(e.info.categories);
+    if (e.info.subresource.empty()) {
+      if (!e.info.short_names.empty()) r["shortNames"] = Strings(e.info.short_names);
+      if (!e.info.categories.empty()) r["categories"] = Strings(e.info.categories);
+    }
     resources.push_back(std::move(r));
   }
   o["resources"] = std::move(resources);

@@ -1,7 +1,7 @@
 // registry/rest.h: the capability interfaces a REST storage implements, with kube's names.
 //
 // A storage class inherits exactly the verbs it supports (Getter, Lister, Watcher, Creater, Updater,
-// Patcher, GracefulDeleter, CollectionDeleter, TableConvertor); the endpoints installer asks each
+// Patcher, GracefulDeleter, CollectionDeleter, Connecter, TableConvertor); the endpoints installer asks each
 // storage once, at install time, which of them it is (dynamic_cast), registers those routes and lists
 // those verbs in discovery. Objects are JSON documents. Implementations are thread-safe.
 #pragma once
@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "apimachinery/status.h"
@@ -29,6 +30,7 @@ struct Context {
   bool dry_run = false;
   std::string field_manager;
   std::string subresource;  // set by subresource storages for admission
+  std::string name;         // the name in the URL (for a create on a subresource: the parent's)
   std::vector<std::string>* warnings = nullptr;
   void Warn(std::string w) const {
     if (warnings) warnings->push_back(std::move(w));
@@ -149,6 +151,29 @@ class CollectionDeleter : public virtual Storage {
  public:
   virtual Task<StatusOr<ObjectList>> DeleteCollection(const Context& ctx, const DeleteOptions& dopts,
                                                       const ListOptions& lopts) = 0;
+};
+
+// A subresource that streams or proxies to something else (pods/log, exec, attach, portforward,
+// proxy): kube's rest.Connecter. The endpoints layer routes every method it lists to Connect.
+struct ConnectRequest {
+  std::string method;  // GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS
+  std::string path;    // what follows the subresource in the URL ("" or "/a/b")
+  std::vector<std::pair<std::string, std::string>> query;
+  bool upgrade = false;  // the client asked for a connection upgrade (SPDY, WebSocket)
+};
+
+struct ConnectResponse {
+  int code = 200;  // 204: no body
+  std::string content_type;
+  std::string body;
+};
+
+class Connecter : public virtual Storage {
+ public:
+  // The HTTP methods served, e.g. {"GET", "POST"}; discovery lists them as verbs.
+  virtual std::vector<std::string> ConnectMethods() const = 0;
+  virtual Task<StatusOr<ConnectResponse>> Connect(const Context& ctx, const std::string& name,
+                                                  const ConnectRequest& req) = 0;
 };
 
 struct TableColumn {

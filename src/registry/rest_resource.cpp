@@ -12,6 +12,8 @@ std::vector<RestResource> MakeResource(const GroupDeps& deps, ResourceSpec spec)
   c.return_deleted_object = spec.return_deleted_object;
   c.clock = deps.clock;
   const apimachinery::Schema* schema = deps.schemas ? deps.schemas->Find(spec.info.definition) : nullptr;
+  c.schema = schema;
+  c.normalize_as_go = schema != nullptr;
   RestResource main;
   main.info = spec.info;
   main.storage = std::make_shared<OwningStore>(c, spec.strategy);

@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 
 #include "apimachinery/errors.h"
+#include "apimachinery/go_normalize.h"
 #include "apimachinery/labels.h"
 #include "apimachinery/names.h"
 #include "apimachinery/object_meta.h"
@@ -17,6 +18,13 @@ namespace capstan::registry {
 
 namespace am = capstan::apimachinery;
 namespace json = boost::json;
+
+void Store::Normalize(Object& obj) const {
+  if (!c_.normalize_as_go || !c_.schema) return;
+  json::value v(std::move(obj));
+  am::NormalizeAsGo(v, c_.schema);
+  obj = std::move(v.get_object());
+}
 
 std::string Store::Now() const { return am::FormatRfc3339(am::Timestamp::FromTimePoint(c_.clock->Now())); }
 
@@ -139,6 +147,7 @@ Status Store::BeforeCreate(const Context& ctx, Object& obj) const {
   if (!errs.empty()) return am::NewInvalid(c_.info.GroupKind(), am::GetName(obj), errs);
   for (auto& w : s.WarningsOnCreate(ctx, obj)) ctx.Warn(std::move(w));
   s.Canonicalize(obj);
+  Normalize(obj);
   return Status();
 }
 

@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 
+#include "apimachinery/schema.h"
 #include "registry/admission_hook.h"
 #include "registry/rest.h"
 #include "registry/strategy.h"
@@ -33,6 +34,10 @@ struct StoreConfig {
   // DELETE answers with the deleted object rather than a Status (kube's ReturnDeletedObject).
   bool return_deleted_object = false;
   const Clock* clock = &RealClock::Get();
+  // The kind's schema; with normalize_as_go, objects are written as kube's Go types would write them
+  // back (zero values materialized, omitempty fields dropped). Built-in kinds only.
+  const apimachinery::Schema* schema = nullptr;
+  bool normalize_as_go = false;
 };
 
 class Store : public Patcher,
@@ -82,6 +87,7 @@ class Store : public Patcher,
   // Completes a deletion whose finalizers have all been removed by an update.
   Task<StatusOr<Object>> DeleteIfFinalized(const std::string& key, Object obj) const;
   std::string Now() const;
+  void Normalize(Object& obj) const;
 
   StoreConfig c_;
 };

@@ -47,6 +47,7 @@ Status Store::BeforeUpdate(const Context& ctx, Object& obj, const Object& old) c
   if (!errs.empty()) return am::NewInvalid(c_.info.GroupKind(), am::GetName(obj), errs);
   for (auto& w : s.WarningsOnUpdate(ctx, obj, old)) ctx.Warn(std::move(w));
   s.Canonicalize(obj);
+  Normalize(obj);
   return Status();
 }
 

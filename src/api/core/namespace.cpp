@@ -215,6 +215,8 @@ std::vector<registry::RestResource> Namespaces(const registry::GroupDeps& deps) 
   c.clock = deps.clock;
   c.return_deleted_object = true;
   const apimachinery::Schema* schema = deps.schemas ? deps.schemas->Find(info.definition) : nullptr;
+  c.schema = schema;
+  c.normalize_as_go = schema != nullptr;
   std::vector<registry::RestResource> out;
   out.push_back({info, std::make_shared<NamespaceStore>(c, strategy), schema, true, true});
   registry::StoreConfig sc = c;
