@@ -339,6 +339,31 @@ TEST_P(BackendConformance, TxnRunsSuccessOrFailureBranch) {
   EXPECT_EQ(ok->responses[1].range.kvs[0].mod_revision, r1 + 1);
 }
 
+TEST_P(BackendConformance, TxnRangeAtPastRevisionAndRejectedFutureRevision) {
+  int64_t r1 = Put(K("a"), "1");
+  Put(K("a"), "2");
+  TxnRequest t;
+  RequestOp get = RequestOp::Get(K("a"));
+  get.range.revision = r1;
+  t.success.push_back(get);
+  auto r = Txn(t);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->responses.at(0).range.kvs.size(), 1u);
+  EXPECT_EQ(r->responses[0].range.kvs[0].value, "1");
+  // A range at a future revision rejects the whole txn before anything is written.
+  TxnRequest bad;
+  bad.success.push_back(RequestOp::Put(K("b"), "x"));
+  RequestOp future = RequestOp::Get(K("a"));
+  future.range.revision = r1 + 1000;
+  bad.success.push_back(future);
+  int64_t before = CurrentRevision();
+  r = Txn(bad);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsStorage(StorageCode::kFutureRevision)) << r.status().ToString();
+  EXPECT_FALSE(Get(K("b")));
+  EXPECT_EQ(CurrentRevision(), before);
+}
+
 TEST_P(BackendConformance, DuplicateKeysInOneTxnAreInvalid) {
   TxnRequest t;
   t.success.push_back(RequestOp::Put(K("a"), "1"));
