@@ -10,6 +10,7 @@
 #include "api/coordination/coordination.h"
 #include "api/core/core.h"
 #include "api/schemas/builtin_schemas.h"
+#include "apimachinery/protobuf_codec.h"
 #include "apimachinery/schema_registry.h"
 #include "auth/authn/x509.h"
 #include "endpoints/api_handler.h"
@@ -45,6 +46,7 @@ struct App::State {
   std::unique_ptr<apimachinery::SchemaRegistry> schemas;
   endpoints::ApiRegistry apis;
   std::unique_ptr<endpoints::ApiHandler> api_handler;
+  std::unique_ptr<const apimachinery::ProtobufCodec> protobuf;
 };
 
 App::App(Options options) : s_(std::make_unique<State>()) { s_->opts = std::move(options); }
@@ -159,6 +161,10 @@ Status App::Start() {
   endpoints::HandlerLimits limits;
   limits.max_body_bytes = static_cast<size_t>(o.max_request_body_bytes);
   limits.min_request_timeout_seconds = o.min_request_timeout;
+  auto codec = apimachinery::ProtobufCodec::Create(*s.schemas);
+  if (!codec.ok()) return codec.status();
+  s.protobuf = std::move(*codec);
+  limits.protobuf = s.protobuf.get();
   s.api_handler = std::make_unique<endpoints::ApiHandler>(s.apis, limits);
   auto api = [&s](http::RequestContext& ctx) -> Task<void> { co_await s.api_handler->Handle(ctx); };
   s.router.HandlePrefix("/api", api);

@@ -34,7 +34,10 @@ Task<void> HandleWatch(Scope& s) {
   std::shared_ptr<registry::WatchStream> w = std::move(*stream);
   http::Headers headers;
   const bool table = s.output().conversion == Conversion::kTable;
-  headers.Set("Content-Type", table ? s.output().ContentType() : std::string("application/json"));
+  const bool protobuf = s.output().format == MediaFormat::kProtobuf && s.limits().protobuf;
+  headers.Set("Content-Type", table      ? s.output().ContentType()
+                              : protobuf ? std::string("application/vnd.kubernetes.protobuf;stream=watch")
+                                         : std::string("application/json"));
   if (!co_await s.http().writer->StartStream(200, std::move(headers))) co_return;
 
   auto executor = CurrentExecutor();
@@ -53,6 +56,19 @@ Task<void> HandleWatch(Scope& s) {
     auto events = co_await w->Next();
     if (events.empty()) break;
     std::string out;
+    if (protobuf) {
+      for (auto& e : events) {
+        auto gvk = e.type == "ERROR" ? am::GroupVersionKind{"", "v1", "Status"} : s.KindGvk();
+        auto frame = s.limits().protobuf->EncodeWatchEvent(e.type, gvk, e.object);
+        if (frame.ok()) out += *frame;
+        if (e.type == "ERROR") {
+          ended = true;
+          break;
+        }
+      }
+      if (!co_await s.http().writer->WriteChunk(std::move(out))) break;
+      continue;
+    }
     for (auto& e : events) {
       out += "{\"type\":";
       am::AppendJsonString(out, e.type);

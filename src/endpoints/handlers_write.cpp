@@ -71,7 +71,11 @@ StatusOr<registry::DeleteOptions> ParseDeleteOptions(Scope& s) {
   if (!body.empty()) {
     json::value v;
     std::string ct = MediaTypeOf(req.headers.Get("Content-Type"));
-    if (ct == "application/yaml") {
+    if (ct == "application/vnd.kubernetes.protobuf" && s.limits().protobuf) {
+      auto d = s.limits().protobuf->DecodeObject(body);
+      if (!d.ok()) return d.TakeStatus();
+      v = std::move(d->object);
+    } else if (ct == "application/yaml") {
       auto y = am::YamlToJson(body);
       if (!y.ok()) return am::NewBadRequest(y.status().message());
       v = std::move(y->value);
@@ -140,6 +144,7 @@ Task<void> HandleCreate(Scope& s) {
   s.ctx().field_manager = params->field_manager;
   if (!s.http().info.name.empty() && !s.entry().info.subresource.empty()) {
     // A create on a subresource (binding, eviction, token) names its parent in the URL.
+    s.ctx().name = s.http().info.name;
   }
   auto created = co_await s.entry().creater->Create(s.ctx(), std::move(*obj), ToOptions(*params));
   if (!created.ok()) {

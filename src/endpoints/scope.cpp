@@ -30,17 +30,27 @@ Scope::Scope(const ResourceEntry& entry, http::RequestContext& http, const Handl
 }
 
 Task<bool> Scope::NegotiateOutputOrFail() {
-  auto f = NegotiateOutput(http_.request.headers.Get("Accept"), entry_.protobuf);
+  auto f = NegotiateOutput(http_.request.headers.Get("Accept"), ProtobufAllowed());
   if (!f.ok()) {
     co_await WriteStatus(f.status());
     co_return false;
   }
   out_ = *f;
-  if (out_.format == MediaFormat::kProtobuf) {
-    // The protobuf wire format is served once its codec is installed; until then JSON answers.
-    out_.format = MediaFormat::kJson;
-  }
   co_return true;
+}
+
+am::GroupVersionKind Scope::KindGvk() const { return am::FromApiVersionAndKind(entry_.info.ApiVersion(), entry_.info.kind); }
+am::GroupVersionKind Scope::ListGvk() const {
+  return am::FromApiVersionAndKind(entry_.info.ApiVersion(), entry_.info.list_kind);
+}
+
+bool Scope::ProtobufAllowed() const {
+  return entry_.protobuf && limits_.protobuf && limits_.protobuf->HasProtobufForm(KindGvk());
+}
+
+StatusOr<std::string> Scope::EncodeAs(const json::value& v, const am::GroupVersionKind& gvk) const {
+  if (out_.format == MediaFormat::kProtobuf && limits_.protobuf) return limits_.protobuf->EncodeObject(gvk, v);
+  return Encode(v);
 }
 
 std::string Scope::Encode(const json::value& v) const {
@@ -66,6 +76,13 @@ void Scope::AddWarningHeaders(http::Headers& h) const {
 
 Task<void> Scope::WriteStatus(const Status& st) {
   http::HttpResponse resp = http::StatusResponse(st);
+  if (out_.format == MediaFormat::kProtobuf && limits_.protobuf) {
+    auto pb = limits_.protobuf->EncodeObject({"", "v1", "Status"}, am::StatusToJson(st));
+    if (pb.ok()) {
+      resp.headers.Set("Content-Type", "application/vnd.kubernetes.protobuf");
+      resp.body = std::move(*pb);
+    }
+  }
   AddWarningHeaders(resp.headers);
   co_await http_.writer->Respond(std::move(resp));
 }
@@ -145,7 +162,13 @@ Task<void> Scope::WriteObject(int code, const registry::Object& obj) {
     co_return;
   } else {
     if (out_.conversion != Conversion::kNone) resp.headers.Set("Content-Type", "application/json");
-    resp.body = Encode(obj);
+    auto gvk = is_status ? am::GroupVersionKind{"", "v1", "Status"} : KindGvk();
+    auto body = EncodeAs(obj, gvk);
+    if (!body.ok()) {
+      co_await WriteStatus(body.status());
+      co_return;
+    }
+    resp.body = std::move(*body);
   }
   AddWarningHeaders(resp.headers);
   co_await http_.writer->Respond(std::move(resp));
@@ -172,7 +195,7 @@ Task<void> Scope::WriteList(const registry::ObjectList& list) {
   } else if (out_.conversion == Conversion::kPartialObjectMetadata) {
     co_await WriteStatus(am::NewNotAcceptableConversion("PartialObjectMetadata", {"application/json", "application/yaml"}));
     co_return;
-  } else if (out_.conversion == Conversion::kPartialObjectMetadataList || out_.format == MediaFormat::kYaml) {
+  } else if (out_.conversion == Conversion::kPartialObjectMetadataList || out_.format != MediaFormat::kJson) {
     json::object l;
     if (out_.conversion == Conversion::kPartialObjectMetadataList) {
       l["kind"] = "PartialObjectMetadataList";
@@ -191,7 +214,12 @@ Task<void> Scope::WriteList(const registry::ObjectList& list) {
       }
     }
     l["items"] = std::move(items);
-    resp.body = Encode(l);
+    auto body = EncodeAs(l, ListGvk());
+    if (!body.ok()) {
+      co_await WriteStatus(body.status());
+      co_return;
+    }
+    resp.body = std::move(*body);
   } else {
     // JSON: the items are written one after the other, without building the list as one value.
     std::string& out = resp.body;
@@ -214,13 +242,27 @@ Task<void> Scope::WriteList(const registry::ObjectList& list) {
 }
 
 StatusOr<registry::Object> Scope::DecodeBody(const std::string& field_validation) {
-  auto fmt = NegotiateBody(http_.request.headers.Get("Content-Type"), entry_.protobuf && false, false);
+  auto fmt = NegotiateBody(http_.request.headers.Get("Content-Type"), ProtobufAllowed(), false);
   if (!fmt.ok()) return fmt.TakeStatus();
   const std::string& body = http_.request.body;
   if (body.size() > limits_.max_body_bytes) {
     return am::NewRequestEntityTooLargeError("limit is " + std::to_string(limits_.max_body_bytes));
   }
   const bool strict = field_validation != "Ignore";
+  if (*fmt == BodyFormat::kProtobuf) {
+    auto decoded = limits_.protobuf->DecodeRequestBody(body, KindGvk());
+    if (!decoded.ok()) return decoded.TakeStatus();
+    if (decoded->gvk.GetGroupVersion().String() != entry_.info.ApiVersion()) {
+      return am::NewBadRequest("the API version in the data (" + decoded->gvk.GetGroupVersion().String() +
+                               ") does not match the expected API version (" + entry_.info.ApiVersion() + ")");
+    }
+    json::value v = std::move(decoded->object);
+    if (v.is_object()) {
+      v.get_object()["apiVersion"] = decoded->gvk.ApiVersion();
+      v.get_object()["kind"] = decoded->gvk.kind;
+    }
+    return DecodeValue(std::move(v), "Ignore");
+  }
   if (*fmt == BodyFormat::kYaml) {
     am::YamlParseOptions yo;
     yo.strict = strict;

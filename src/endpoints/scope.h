@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "apimachinery/gvk.h"
+#include "apimachinery/protobuf_codec.h"
 #include "endpoints/api_registry.h"
 #include "endpoints/negotiation.h"
 #include "registry/rest.h"
@@ -19,6 +21,8 @@ namespace capstan::endpoints {
 struct HandlerLimits {
   size_t max_body_bytes = 3 * 1024 * 1024;
   int min_request_timeout_seconds = 1800;  // watches without timeoutSeconds last 1-2x this
+  // The protobuf wire format for built-in kinds; null: JSON and YAML only.
+  const apimachinery::ProtobufCodec* protobuf = nullptr;
 };
 
 class Scope {
@@ -54,8 +58,14 @@ class Scope {
   // The PartialObjectMetadata of an object.
   boost::json::object ToPartial(const registry::Object& obj) const;
 
-  // Encodes a JSON value in the negotiated media format (JSON or YAML).
+  // Encodes a JSON value in the negotiated media format (JSON, YAML, or protobuf for `gvk`).
   std::string Encode(const boost::json::value& v) const;
+  StatusOr<std::string> EncodeAs(const boost::json::value& v, const apimachinery::GroupVersionKind& gvk) const;
+  // The kind this resource's objects (and lists) are.
+  apimachinery::GroupVersionKind KindGvk() const;
+  apimachinery::GroupVersionKind ListGvk() const;
+  // Whether this request may use protobuf (the codec is installed and knows the kind).
+  bool ProtobufAllowed() const;
 
   std::vector<std::string> warnings;
 
