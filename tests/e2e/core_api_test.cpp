@@ -12,8 +12,8 @@
 namespace capstan::e2e {
 namespace {
 
-// kubectl 1.32+ sends protobuf bodies for `kubectl create <kind>`; these tests use 1.31 for them.
-constexpr const char* kCreateKubectl = "31";
+// kubectl 1.32+ sends protobuf bodies for `kubectl create <kind>`.
+constexpr const char* kCreateKubectl = "32";
 
 class CoreApiTest : public ::testing::Test {
  protected:
