@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "admission/builtin_plugins.h"
 #include "api/coordination/coordination.h"
 #include "api/core/core.h"
 #include "api/schemas/builtin_schemas.h"
@@ -26,6 +27,7 @@
 #include "server/nonresource.h"
 #include "server/router.h"
 #include "util/log.h"
+#include "util/strings.h"
 
 namespace capstan::cmd {
 
@@ -47,6 +49,7 @@ struct App::State {
   endpoints::ApiRegistry apis;
   std::unique_ptr<endpoints::ApiHandler> api_handler;
   std::unique_ptr<const apimachinery::ProtobufCodec> protobuf;
+  std::unique_ptr<admission::Chain> admission;
 };
 
 App::App(Options options) : s_(std::make_unique<State>()) { s_->opts = std::move(options); }
@@ -151,8 +154,25 @@ Status App::Start() {
   // The API: built-in schemas, then every group's resources.
   s.schemas = std::make_unique<apimachinery::SchemaRegistry>();
   RETURN_IF_ERROR(LoadSchemas(*s.schemas));
+  // Admission: kube's default plugins (those Capstan has), adjusted by the flags.
+  admission::PluginDeps pdeps;
+  pdeps.namespace_lookup = [&s](const std::string& name) -> Task<StatusOr<registry::Object>> {
+    auto snap = s.apis.Snapshot();
+    const auto* ns = snap->FindResource("", "v1", "namespaces", "");
+    if (!ns || !ns->getter) co_return Status(500, "InternalError", "namespaces are not served");
+    registry::Context ctx;
+    co_return co_await ns->getter->Get(ctx, name, {});
+  };
+  auto admission_chain = admission::BuildChain(o.enable_admission_plugins, o.disable_admission_plugins, pdeps);
+  if (!admission_chain.ok()) return admission_chain.status();
+  s.admission = std::move(admission_chain->chain);
+  if (!admission_chain->not_implemented.empty()) {
+    LogWarn("admission plugins enabled but not available yet", {{"plugins", Join(admission_chain->not_implemented, ",")}});
+  }
+
   registry::GroupDeps deps;
   deps.store = s.objects.get();
+  deps.admission = s.admission.get();
   deps.schemas = s.schemas.get();
   deps.prefix = o.etcd_prefix;
   endpoints::InstallResources(s.apis, api::core::Install(deps));

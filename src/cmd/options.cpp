@@ -135,6 +135,16 @@ const std::map<std::string, Setter>& Setters() {
        [](Options& o, const std::string& v) { o.service_cluster_ip_range = v; return Status(); }},
       {"service-node-port-range",
        [](Options& o, const std::string& v) { o.service_node_port_range = v; return Status(); }},
+      {"enable-admission-plugins",
+       [](Options& o, const std::string& v) {
+         for (auto& p : SplitList(v)) o.enable_admission_plugins.push_back(p);
+         return Status();
+       }},
+      {"disable-admission-plugins",
+       [](Options& o, const std::string& v) {
+         for (auto& p : SplitList(v)) o.disable_admission_plugins.push_back(p);
+         return Status();
+       }},
       {"etcd-servers", [](Options& o, const std::string& v) { o.etcd_servers = SplitList(v); return Status(); }},
       {"etcd-prefix", [](Options& o, const std::string& v) { o.etcd_prefix = v; return Status(); }},
       {"v", [](Options& o, const std::string& v) { return IntSetter(o.verbosity, v); }},

@@ -42,6 +42,10 @@ struct Options {
   bool anonymous_auth = true;
   std::vector<std::string> authorization_modes;  // empty: Capstan's default
 
+  // Admission.
+  std::vector<std::string> enable_admission_plugins;
+  std::vector<std::string> disable_admission_plugins;
+
   // Storage.
   std::vector<std::string> etcd_servers;
   std::string etcd_prefix = "/registry";

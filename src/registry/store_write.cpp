@@ -210,6 +210,10 @@ Task<StatusOr<DeleteOutcome>> Store::Delete(const Context& ctx, const std::strin
                                   ", ResourceVersion in object meta: " +
                                   std::string(am::GetResourceVersion(*existing)));
   }
+  {
+    Object mutable_copy = *existing;
+    CO_RETURN_IF_ERROR(co_await AdmitMutating(ctx, "DELETE", mutable_copy, &*existing, name));
+  }
   CO_RETURN_IF_ERROR(co_await AdmitValidating(ctx, "DELETE", *existing, &*existing, name));
 
   const bool pending = am::GetDeletionTimestamp(*existing).has_value();

@@ -315,8 +315,22 @@ TEST_F(CoreApiTest, NamespacesAreCreatedAndListed) {
   ASSERT_EQ(K({"create", "namespace", "team-a"}).exit_code, 0);
   EXPECT_EQ(K32({"get", "ns", "team-a", "-o", "jsonpath={.status.phase} {.metadata.labels.kubernetes\\.io/metadata\\.name} {.spec.finalizers[0]}"}).out,
             "Active team-a kubernetes");
+  // NamespaceLifecycle admission.
   auto missing = K({"create", "configmap", "x", "-n", "no-such-namespace", "--from-literal=a=b"});
-  (void)missing;  // refused once namespace lifecycle admission is in place
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.err.find("namespaces \"no-such-namespace\" not found"), std::string::npos) << missing.err;
+  auto immortal = K32({"delete", "namespace", "kube-public"});
+  EXPECT_NE(immortal.exit_code, 0);
+  EXPECT_NE(immortal.err.find("namespaces \"kube-public\" is forbidden: this namespace may not be deleted"),
+            std::string::npos)
+      << immortal.err;
+  ASSERT_EQ(K({"create", "namespace", "going"}).exit_code, 0);
+  EXPECT_EQ(K32({"delete", "namespace", "going", "--wait=false"}).exit_code, 0);
+  EXPECT_EQ(K32({"get", "ns", "going", "-o", "jsonpath={.status.phase}"}).out, "Terminating");
+  auto into_terminating = K({"create", "configmap", "x", "-n", "going", "--from-literal=a=b"});
+  EXPECT_NE(into_terminating.err.find("unable to create new content in namespace going because it is being terminated"),
+            std::string::npos)
+      << into_terminating.err;
 }
 
 TEST_F(CoreApiTest, DiscoveryListsResources) {

@@ -162,6 +162,10 @@ class NamespaceStore : public registry::OwningStore {
                                 "Precondition failed: UID in precondition: " + *opts.precondition_uid +
                                     ", UID in object meta: " + std::string(am::GetUid(*existing)));
     }
+    {
+      Object mutable_copy = *existing;
+      CO_RETURN_IF_ERROR(co_await AdmitMutating(ctx, "DELETE", mutable_copy, &*existing, name));
+    }
     CO_RETURN_IF_ERROR(co_await AdmitValidating(ctx, "DELETE", *existing, &*existing, name));
     if (!am::GetDeletionTimestamp(*existing)) {
       std::string now = Now();

@@ -1,0 +1,27 @@
+// admission/namespace_lifecycle.h: NamespaceLifecycle: no creates in a namespace that does not exist
+// (404) or is terminating (403), and the system namespaces default, kube-system and kube-public cannot be
+// deleted. The namespace is looked up through `lookup` (the namespaces REST storage). Thread-safe.
+#pragma once
+
+#include <functional>
+
+#include "admission/plugin.h"
+
+namespace capstan::admission {
+
+// The namespace object, or the Get error (NotFound when it does not exist).
+using NamespaceLookup = std::function<Task<StatusOr<registry::Object>>(const std::string& name)>;
+
+class NamespaceLifecycle : public Plugin {
+ public:
+  explicit NamespaceLifecycle(NamespaceLookup lookup) : lookup_(std::move(lookup)) {}
+  std::string Name() const override { return "NamespaceLifecycle"; }
+  bool Handles(const std::string& op) const override { return op == "CREATE" || op == "UPDATE" || op == "DELETE"; }
+  bool Mutating() const override { return true; }
+  Task<Status> Admit(Attributes& a) override;
+
+ private:
+  NamespaceLookup lookup_;
+};
+
+}  // namespace capstan::admission
