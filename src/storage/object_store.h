@@ -12,6 +12,7 @@
 #pragma once
 
 #include <boost/json/object.hpp>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -19,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "apimachinery/fields.h"
+#include "apimachinery/labels.h"
 #include "apimachinery/status.h"
 #include "util/task.h"
 
@@ -41,6 +44,18 @@ struct GetOptions {
 // Decides whether an object belongs in a result (label/field selectors). Null: everything.
 using Predicate = std::function<bool(const Object&)>;
 
+// The label and field selectors a Predicate was built from, for stores that filter without parsing
+// the object: the watch cache keeps each object's labels and selectable fields and matches these on
+// them. When given, it must select exactly what the Predicate selects.
+struct Selection {
+  apimachinery::LabelSelector labels;
+  apimachinery::FieldSelector fields;
+};
+
+// An object serialized once, as JSON with metadata.resourceVersion in place; immutable, and shared by
+// every response that carries it (the watch cache hands these out instead of parsed objects).
+using SerializedObject = std::shared_ptr<const std::string>;
+
 struct ListOptions {
   std::string resource_version;
   ResourceVersionMatch match = ResourceVersionMatch::kUnset;
@@ -49,10 +64,15 @@ struct ListOptions {
   int64_t limit = 0;
   std::string continue_token;
   bool recursive = true;  // key is a prefix (a list) rather than one object
+  std::shared_ptr<const Selection> selection;  // optional: the selectors behind `predicate`
+  // The caller writes pre-serialized items as they are: a store may then fill
+  // ListResult::serialized instead of items.
+  bool accept_serialized = false;
 };
 
 struct ListResult {
   std::vector<Object> items;
+  std::vector<SerializedObject> serialized;  // instead of items (only when accept_serialized)
   int64_t revision = 0;
   std::string continue_token;
   std::optional<int64_t> remaining_item_count;
@@ -63,6 +83,13 @@ struct WatchOptions {
   Predicate predicate;
   bool recursive = true;
   bool progress_notify = false;  // periodic BOOKMARKs
+  std::shared_ptr<const Selection> selection;  // optional: the selectors behind `predicate`
+  bool accept_serialized = false;  // events may carry `serialized` instead of `object`
+  // sendInitialEvents: true sends the state as ADDED events first (then, with progress_notify, a
+  // BOOKMARK annotated k8s.io/initial-events-end); false only changes after the start. Unset: kube's
+  // legacy rule ("" and "0" start with the state).
+  std::optional<bool> send_initial_events;
+  std::chrono::seconds timeout{0};  // > 0: the watch ends then; a bookmark goes out shortly before
 };
 
 struct ObjectEvent {
@@ -71,6 +98,9 @@ struct ObjectEvent {
   Object object;   // for kDeleted: the last state, with the deletion's resourceVersion
   Status error;    // for kError
   int64_t revision = 0;
+  // With accept_serialized, ADDED/MODIFIED/DELETED may carry the object's JSON here instead of in
+  // `object` (which is then empty).
+  SerializedObject serialized;
 };
 
 class ObjectWatch {

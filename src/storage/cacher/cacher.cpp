@@ -1,0 +1,419 @@
+// storage/cacher/cacher.cpp: the Cacher's reads (LIST, GET), watch registration and freshness waits.
+// The storage list/watch loop and dispatch are in cacher_reflector.cpp.
+#include "storage/cacher/cacher.h"
+
+#include <boost/json.hpp>
+
+#include "storage/cacher/cacher_core.h"
+#include "storage/continue_token.h"
+#include "util/log.h"
+
+namespace capstan::storage {
+
+std::string DirKey(const std::string& key) {
+  if (!key.empty() && key.back() == '/') return key;
+  return key + "/";
+}
+
+CacherCore::CacherCore(CacherConfig c)
+    : config(std::move(c)),
+      prefix(DirKey(config.resource_prefix)),
+      prefix_end(PrefixEnd(prefix)),
+      cache(WatchCacheOptions{config.capacity, config.max_capacity, config.event_fresh, config.clock}) {
+  if (config.metrics) metrics = config.metrics->For(config.group, config.resource);
+}
+
+Cacher::Cacher(CacherConfig config) : core_(std::make_shared<CacherCore>(std::move(config))) {
+  core_->ScheduleTick();
+  reflector_ = std::thread([core = core_] { core->RunReflector(); });
+}
+
+Cacher::~Cacher() {
+  core_->Shutdown();
+  if (reflector_.joinable()) reflector_.join();
+}
+
+Task<StatusOr<Object>> Cacher::Create(const std::string& key, Object obj, int64_t ttl_seconds) {
+  return core_->config.storage->Create(key, std::move(obj), ttl_seconds);
+}
+Task<StatusOr<Object>> Cacher::GuaranteedUpdate(const std::string& key, const Preconditions& pre, bool ignore_not_found,
+                                                UpdateFunc try_update) {
+  return core_->config.storage->GuaranteedUpdate(key, pre, ignore_not_found, std::move(try_update));
+}
+Task<StatusOr<Object>> Cacher::Delete(const std::string& key, const Preconditions& pre, ValidateDeleteFunc validate) {
+  return core_->config.storage->Delete(key, pre, std::move(validate));
+}
+Task<StatusOr<int64_t>> Cacher::CurrentRevision() { return core_->config.storage->CurrentRevision(); }
+Task<StatusOr<Object>> Cacher::Get(const std::string& key, const GetOptions& opts) { return core_->Get(key, opts); }
+Task<StatusOr<ListResult>> Cacher::GetList(const std::string& key, const ListOptions& opts) {
+  return core_->GetList(key, opts);
+}
+StatusOr<std::unique_ptr<ObjectWatch>> Cacher::Watch(const std::string& key, const WatchOptions& opts) {
+  return core_->Watch(key, opts);
+}
+
+bool Cacher::Ready() const { return core_->ready.load(); }
+
+bool Cacher::WaitReady(std::chrono::milliseconds timeout) const {
+  std::unique_lock lock(core_->mu);
+  return core_->cv.wait_for(lock, timeout, [&] { return core_->ready.load() || core_->stopping; }) && core_->ready.load();
+}
+
+const std::string& Cacher::resource_prefix() const { return core_->config.resource_prefix; }
+
+Cacher::Stats Cacher::GetStats() const {
+  std::lock_guard lock(core_->mu);
+  Stats s;
+  s.objects = core_->cache.size();
+  s.revision = core_->cache.revision();
+  s.oldest_servable = core_->cache.oldest_servable();
+  s.capacity = core_->cache.capacity();
+  s.events_held = core_->cache.events_held();
+  s.watchers = core_->watcher_count;
+  s.object_bytes = core_->cache.ObjectMemoryBytes();
+  s.lists = core_->lists;
+  s.watchers_terminated = core_->watchers_terminated;
+  return s;
+}
+
+void Cacher::Tick() { core_->Tick(); }
+
+void Cacher::FailStorageWatchForTest(Status error) {
+  std::lock_guard lock(core_->mu);
+  if (!core_->watch_error) core_->watch_error = std::move(error);
+  core_->cv.notify_all();
+}
+
+namespace {
+
+Status NotFound(const std::string& key) { return Status::Storage(StorageCode::kKeyNotFound, "key not found: " + key); }
+
+bool UnderPrefix(const std::string& key, const std::string& prefix) {
+  return key.size() >= prefix.size() && key.compare(0, prefix.size(), prefix) == 0;
+}
+
+}  // namespace
+
+void CacherCore::RequestProgress() {
+  std::lock_guard lock(handle_mu);
+  if (handle) handle->RequestProgress();
+}
+
+Task<bool> CacherCore::WaitFresh(int64_t revision) {
+  {
+    std::lock_guard lock(mu);
+    if (cache.revision() >= revision) co_return true;
+    if (stopping) co_return false;
+  }
+  RequestProgress();
+  auto self = shared_from_this();
+  bool ok = co_await Await<bool>([self, revision](std::function<void(bool)> cb) {
+    auto w = std::make_shared<FreshWaiter>();
+    w->revision = revision;
+    w->done = std::move(cb);
+    {
+      std::unique_lock lock(self->mu);
+      if (self->cache.revision() >= revision || self->stopping) {
+        bool fresh = self->cache.revision() >= revision;
+        lock.unlock();
+        w->Fire(fresh);
+        return;
+      }
+      self->fresh_waiters.emplace(revision, w);
+    }
+    RunAfter(self->config.fresh_timeout, [w] { w->Fire(false); });
+  });
+  co_return ok;
+}
+
+Task<StatusOr<Object>> CacherCore::Get(const std::string& key, const GetOptions& opts) {
+  ObjectStore& storage = *config.storage;
+  if (opts.resource_version.empty() || !ready.load() || !UnderPrefix(key, prefix)) {
+    co_return co_await storage.Get(key, opts);
+  }
+  auto rv = ParseResourceVersion(opts.resource_version);
+  if (!rv.ok()) co_return rv.TakeStatus();
+  int64_t have;
+  {
+    std::lock_guard lock(mu);
+    have = cache.revision();
+  }
+  if (*rv > have) {
+    auto cur = co_await storage.CurrentRevision();
+    if (!cur.ok() || *rv > *cur || !co_await WaitFresh(*rv)) co_return co_await storage.Get(key, opts);
+  }
+  CachedObjectPtr obj;
+  {
+    std::lock_guard lock(mu);
+    if (const CachedObjectPtr* p = cache.Find(key)) obj = *p;
+  }
+  if (!obj) {
+    if (opts.ignore_not_found) co_return Object();
+    co_return NotFound(key);
+  }
+  co_return obj->Parse();
+}
+
+Task<StatusOr<ListResult>> CacherCore::GetList(const std::string& key, const ListOptions& opts) {
+  ObjectStore& storage = *config.storage;
+  const std::string list_prefix = DirKey(key);
+  if (!ready.load() || !opts.recursive || !UnderPrefix(list_prefix, prefix)) co_return co_await storage.GetList(key, opts);
+
+  // The revision to read at (0: the latest) and the least revision the cache must have seen, exactly
+  // as the store reads them (see BackendObjectStore::GetList).
+  int64_t at = 0;
+  int64_t min_rev = 0;
+  bool consistent = false;
+  std::string from = list_prefix;
+  if (!opts.continue_token.empty()) {
+    auto pos = DecodeContinue(opts.continue_token, list_prefix);
+    if (!pos.ok()) co_return pos.TakeStatus();
+    if (!opts.resource_version.empty() && opts.resource_version != "0") {
+      co_return Status(400, "BadRequest", "specifying resource version is not allowed when using continue");
+    }
+    at = pos->revision > 0 ? pos->revision : 0;
+    from = pos->from_key;
+  } else if (!opts.resource_version.empty()) {
+    auto rv = ParseResourceVersion(opts.resource_version);
+    if (!rv.ok()) co_return rv.TakeStatus();
+    switch (opts.match) {
+      case ResourceVersionMatch::kExact:
+        at = *rv;
+        break;
+      case ResourceVersionMatch::kNotOlderThan:
+        min_rev = *rv;
+        break;
+      case ResourceVersionMatch::kUnset:
+        if (opts.limit > 0 && *rv > 0) {
+          at = *rv;
+        } else {
+          min_rev = *rv;
+        }
+        break;
+    }
+  } else {
+    consistent = true;
+  }
+
+  if (consistent) {
+    auto cur = co_await storage.CurrentRevision();
+    if (!cur.ok()) co_return cur.TakeStatus();
+    if (!co_await WaitFresh(*cur)) {
+      Inc(metrics.consistent_fallback);
+      co_return co_await storage.GetList(key, opts);
+    }
+    Inc(metrics.consistent_ok);
+  } else if (int64_t need = std::max(at, min_rev); need > 0) {
+    int64_t have;
+    {
+      std::lock_guard lock(mu);
+      have = cache.revision();
+    }
+    if (need > have) {
+      // Newer than the store has: the store answers (kube's 504 "Too large resource version").
+      auto cur = co_await storage.CurrentRevision();
+      if (!cur.ok() || need > *cur || !co_await WaitFresh(need)) co_return co_await storage.GetList(key, opts);
+    }
+  }
+
+  const bool selective = opts.predicate != nullptr;
+  const bool fast_filter = !selective || opts.selection != nullptr;
+  const bool paging = opts.limit > 0;
+  const size_t limit = paging ? static_cast<size_t>(opts.limit) : 0;
+  const bool count_rest = paging && opts.predicate_empty;
+  std::vector<CachedObjectPtr> picked;
+  int64_t read_rev = 0;
+  int64_t total = 0;  // keys from `from` on, for remainingItemCount
+  bool has_more = false;
+  bool held = true;
+  {
+    std::lock_guard lock(mu);
+    // A revision no longer held: the store has it, or answers 410 Expired.
+    held = at == 0 || at >= cache.oldest_servable();
+    if (held) read_rev = at > 0 ? at : cache.revision();
+    bool full = false;
+    if (held) cache.ForEachAt(read_rev, from, PrefixEnd(list_prefix), [&](const CachedObjectPtr& o) {
+      ++total;
+      if (full) {
+        has_more = true;
+        return count_rest;
+      }
+      if (fast_filter && opts.selection && !o->Matches(*opts.selection)) return true;
+      picked.push_back(o);
+      if (fast_filter && paging && picked.size() >= limit) full = true;
+      return true;
+    });
+  }
+  if (!held) co_return co_await storage.GetList(key, opts);
+  Inc(metrics.list_total);
+  ListResult out;
+  out.revision = read_rev;
+  std::vector<Object> parsed;
+  if (!fast_filter) {
+    // Only a predicate: parse and filter here, outside the lock.
+    std::vector<CachedObjectPtr> kept;
+    for (size_t i = 0; i < picked.size(); ++i) {
+      Object o = picked[i]->Parse();
+      if (!opts.predicate(o)) continue;
+      kept.push_back(picked[i]);
+      if (!opts.accept_serialized) parsed.push_back(std::move(o));
+      if (paging && kept.size() >= limit) {
+        has_more = i + 1 < picked.size();
+        break;
+      }
+    }
+    picked = std::move(kept);
+  }
+  if (has_more && !picked.empty()) {
+    out.continue_token = EncodeContinue(picked.back()->key() + std::string(1, '\0'), list_prefix, read_rev);
+    if (opts.predicate_empty) out.remaining_item_count = std::max<int64_t>(total - opts.limit, 0);
+  }
+  if (opts.accept_serialized) {
+    out.serialized.reserve(picked.size());
+    for (const auto& o : picked) out.serialized.push_back(o->Serialized(o));
+  } else if (!fast_filter) {
+    out.items = std::move(parsed);
+  } else {
+    out.items.reserve(picked.size());
+    for (const auto& o : picked) out.items.push_back(o->Parse());
+  }
+  co_return out;
+}
+
+StatusOr<std::unique_ptr<ObjectWatch>> CacherCore::Watch(const std::string& key, const WatchOptions& opts) {
+  auto rv = ParseResourceVersion(opts.resource_version);
+  if (!rv.ok()) return rv.TakeStatus();
+  WatchFilter f;
+  f.recursive = opts.recursive;
+  f.key = opts.recursive ? DirKey(key) : key;
+  if (!ready.load() || !UnderPrefix(f.key, prefix)) return config.storage->Watch(key, opts);
+  f.selection = opts.selection;
+  f.predicate = opts.predicate;
+  return std::unique_ptr<ObjectWatch>(std::make_unique<CacheWatcher>(shared_from_this(), std::move(f), opts, *rv));
+}
+
+Task<Status> CacherCore::StartWatch(CacheWatcher& w) {
+  const WatchOptions& opts = w.options();
+  const int64_t requested = w.requested_revision();
+  const bool rv_empty = opts.resource_version.empty();
+  bool send_state = false;
+  int64_t start = -1;  // changes after it; -1: the cache's revision when registered
+  if (opts.send_initial_events.value_or(false)) {
+    // The streaming list: the state at least as fresh as asked ("": the store's current revision).
+    int64_t need = requested;
+    if (rv_empty) {
+      auto cur = co_await config.storage->CurrentRevision();
+      if (!cur.ok()) co_return cur.TakeStatus();
+      need = *cur;
+    }
+    if (need > 0 && !co_await WaitFresh(need)) {
+      int64_t have;
+      {
+        std::lock_guard lock(mu);
+        have = cache.revision();
+      }
+      co_return TooLargeResourceVersionStatus(need, have);
+    }
+    send_state = true;
+  } else if (opts.send_initial_events.has_value()) {
+    if (rv_empty) {
+      auto cur = co_await config.storage->CurrentRevision();
+      if (!cur.ok()) co_return cur.TakeStatus();
+      start = *cur;
+    } else if (requested > 0) {
+      start = requested;
+    }
+  } else if (rv_empty || requested == 0) {
+    send_state = true;  // kube's legacy watch: the state first
+  } else {
+    start = requested;
+  }
+
+  const std::shared_ptr<WatcherSlot>& slot = w.slot();
+  WatchFilter& f = slot->filter;
+  // The scope the dispatcher indexes this watcher by: namespace and name from the key, else from
+  // exact field selectors.
+  std::string rest = f.key.substr(prefix.size());
+  if (f.recursive) {
+    if (!rest.empty() && rest.back() == '/') rest.pop_back();
+    slot->scope_namespace = rest;
+  } else if (auto slash = rest.rfind('/'); slash != std::string::npos) {
+    slot->scope_namespace = rest.substr(0, slash);
+    slot->scope_name = rest.substr(slash + 1);
+  } else {
+    slot->scope_name = rest;
+  }
+  if (f.selection) {
+    if (slot->scope_namespace.empty()) {
+      if (auto ns = f.selection->fields.RequiresExactMatch("metadata.namespace")) slot->scope_namespace = *ns;
+    }
+    if (slot->scope_name.empty()) {
+      if (auto n = f.selection->fields.RequiresExactMatch("metadata.name")) slot->scope_name = *n;
+    }
+  }
+  slot->bookmarks = opts.progress_notify;
+  auto now = config.clock->Monotonic();
+  if (opts.timeout.count() > 0) slot->deadline = now + opts.timeout;
+
+  CacheWatcher::Start& s = w.start_;
+  {
+    std::lock_guard lock(mu);
+    if (stopping) co_return Status(500, "InternalError", "the watch cache is shutting down");
+    const int64_t rev = cache.revision();
+    if (send_state) {
+      if (f.recursive) {
+        cache.ForEachAt(rev, f.key, PrefixEnd(f.key), [&](const CachedObjectPtr& o) {
+          s.initial.push_back(o);
+          return true;
+        });
+      } else if (const CachedObjectPtr* p = cache.Find(f.key)) {
+        s.initial.push_back(*p);
+      }
+      s.snapshot_revision = rev;
+      if (opts.send_initial_events.value_or(false) && opts.progress_notify) s.end_bookmark = rev;
+      start = rev;
+    } else {
+      if (start < 0) start = rev;
+      if (start < cache.oldest_servable()) {
+        co_return Status(410, "Expired", "too old resource version: " + std::to_string(start) + " (" +
+                                             std::to_string(cache.oldest_servable()) + ")");
+      }
+      if (start < rev) cache.EventsAfter(start, s.replay);
+    }
+    slot->start_revision = std::max(start, rev);
+    slot->last_revision = slot->start_revision;
+    bool stopped;
+    {
+      std::lock_guard slot_lock(slot->mu);
+      stopped = slot->stopped;
+    }
+    if (!stopped) {
+      slot->id = next_watcher_id++;
+      slot->registered = true;
+      by_scope[{slot->scope_namespace, slot->scope_name}].emplace(slot->id, slot);
+      if (slot->bookmarks) {
+        slot->next_bookmark = now + config.bookmark_frequency;
+        bookmark_slots.emplace(slot->id, slot);
+      }
+      ++watcher_count;
+      Set(metrics.watchers, static_cast<double>(watcher_count));
+    }
+  }
+  co_return Status();
+}
+
+void CacherCore::RemoveWatcher(const std::shared_ptr<WatcherSlot>& slot) {
+  std::lock_guard lock(mu);
+  if (!slot->registered) return;
+  slot->registered = false;
+  auto it = by_scope.find(std::make_pair(slot->scope_namespace, slot->scope_name));
+  if (it != by_scope.end()) {
+    it->second.erase(slot->id);
+    if (it->second.empty()) by_scope.erase(it);
+  }
+  bookmark_slots.erase(slot->id);
+  --watcher_count;
+  Set(metrics.watchers, static_cast<double>(watcher_count));
+}
+
+}  // namespace capstan::storage

@@ -1,0 +1,50 @@
+// storage/cacher/cacher_metrics.h: the watch cache's metrics, with kube-apiserver's names
+// (apiserver_watch_cache_*, apiserver_terminated_watchers_total, ...) and {group, resource} labels.
+// One CacherMetrics serves every Cacher of a process; each Cacher looks its children up once.
+// Thread-safe.
+#pragma once
+
+#include <string>
+
+#include "util/metrics.h"
+
+namespace capstan::storage {
+
+struct CacherMetrics {
+  explicit CacherMetrics(MetricsRegistry& registry);
+
+  CounterVec& events_received;
+  CounterVec& events_dispatched;
+  GaugeVec& resource_version;
+  GaugeVec& capacity;
+  CounterVec& initializations;
+  CounterVec& terminated_watchers;
+  CounterVec& consistent_read;  // labels: group, resource, success, fallback
+  CounterVec& list_total;       // apiserver_cache_list_total; labels: group, resource, index
+  GaugeVec& watchers;           // capstan's: watchers registered with the cache
+
+  // One resource's children; every pointer is null when the Cacher has no metrics.
+  struct Children {
+    Counter* events_received = nullptr;
+    Counter* events_dispatched = nullptr;
+    Gauge* resource_version = nullptr;
+    Gauge* capacity = nullptr;
+    Counter* initializations = nullptr;
+    Counter* terminated_watchers = nullptr;
+    Counter* consistent_ok = nullptr;
+    Counter* consistent_fallback = nullptr;
+    Counter* list_total = nullptr;
+    Gauge* watchers = nullptr;
+  };
+  Children For(const std::string& group, const std::string& resource);
+};
+
+// Null-safe updates.
+inline void Inc(Counter* c, double v = 1) {
+  if (c) c->Inc(v);
+}
+inline void Set(Gauge* g, double v) {
+  if (g) g->Set(v);
+}
+
+}  // namespace capstan::storage
