@@ -12,7 +12,7 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr int kMaxUpdateRetries = 64;
+constexpr int kMaxUpdateRetries = 100000;  // like kube, until the compare succeeds
 
 Status NotFound(const std::string& key) { return Status::Storage(StorageCode::kKeyNotFound, "key not found: " + key); }
 

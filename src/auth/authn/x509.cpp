@@ -1,6 +1,7 @@
 #include "auth/authn/x509.h"
 
 #include <openssl/pem.h>
+#include <openssl/evp.h>
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
 #include <openssl/x509v3.h>
@@ -92,7 +93,46 @@ StatusOr<std::optional<UserInfo>> X509Authenticator::Verify(const std::vector<st
 }
 
 Task<StatusOr<std::optional<UserInfo>>> X509Authenticator::Authenticate(const http::HttpRequest& req) {
-  co_return Verify(req.peer_certs_der);
+  if (req.peer_certs_der.empty()) co_return std::optional<UserInfo>();
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int digest_len = 0;
+  EVP_MD_CTX* md = EVP_MD_CTX_new();
+  EVP_DigestInit_ex(md, EVP_sha256(), nullptr);
+  for (const auto& der : req.peer_certs_der) {
+    uint64_t n = der.size();
+    EVP_DigestUpdate(md, &n, sizeof n);
+    EVP_DigestUpdate(md, der.data(), der.size());
+  }
+  EVP_DigestFinal_ex(md, digest, &digest_len);
+  EVP_MD_CTX_free(md);
+  std::string key(reinterpret_cast<char*>(digest), digest_len);
+  auto now = std::chrono::steady_clock::now();
+  {
+    std::lock_guard lock(cache_mu_);
+    auto it = cache_.find(key);
+    if (it != cache_.end()) {
+      if (it->second.expires > now) co_return std::optional<UserInfo>(it->second.user);
+      cache_.erase(it);
+    }
+  }
+  auto r = Verify(req.peer_certs_der);
+  if (r.ok() && r->has_value()) {
+    // Cache until a minute from now, or the leaf's expiry if sooner.
+    auto expires = now + std::chrono::minutes(1);
+    const auto* p = reinterpret_cast<const unsigned char*>(req.peer_certs_der[0].data());
+    if (X509* leaf = d2i_X509(nullptr, &p, static_cast<long>(req.peer_certs_der[0].size()))) {
+      int days = 0, secs = 0;
+      if (ASN1_TIME_diff(&days, &secs, nullptr, X509_get0_notAfter(leaf))) {
+        auto left = std::chrono::seconds(static_cast<int64_t>(days) * 86400 + secs);
+        if (now + left < expires) expires = now + left;
+      }
+      X509_free(leaf);
+    }
+    std::lock_guard lock(cache_mu_);
+    if (cache_.size() > 4096) cache_.clear();
+    cache_[key] = CachedUser{**r, expires};
+  }
+  co_return r;
 }
 
 }  // namespace capstan::authn

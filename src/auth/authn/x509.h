@@ -4,8 +4,11 @@
 // read-only after construction).
 #pragma once
 
+#include <chrono>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include "auth/authn/authenticator.h"
 
@@ -26,6 +29,16 @@ class X509Authenticator : public RequestAuthenticator {
   X509Authenticator() = default;
   struct Store;
   std::unique_ptr<Store> store_;
+
+  // Verified chains by their SHA-256: a connection presents the same chain with every request, and
+  // chain verification costs far more than the rest of a request. Entries live a minute (never past
+  // the leaf's expiry); failures are not cached.
+  struct CachedUser {
+    UserInfo user;
+    std::chrono::steady_clock::time_point expires;
+  };
+  mutable std::mutex cache_mu_;
+  mutable std::unordered_map<std::string, CachedUser> cache_;  // GUARDED_BY(cache_mu_)
 };
 
 }  // namespace capstan::authn
