@@ -16,6 +16,7 @@
 #include "auth/authn/x509.h"
 #include "endpoints/api_handler.h"
 #include "endpoints/installer.h"
+#include "endpoints/openapi_handler.h"
 #include "storage/backend_object_store.h"
 #include "storage/embedded/embedded_backend.h"
 #include "cmd/kubeconfig.h"
@@ -48,6 +49,7 @@ struct App::State {
   std::unique_ptr<apimachinery::SchemaRegistry> schemas;
   endpoints::ApiRegistry apis;
   std::unique_ptr<endpoints::ApiHandler> api_handler;
+  std::unique_ptr<endpoints::OpenApiHandler> openapi;
   std::unique_ptr<const apimachinery::ProtobufCodec> protobuf;
   std::unique_ptr<admission::Chain> admission;
 };
@@ -189,6 +191,9 @@ Status App::Start() {
   auto api = [&s](http::RequestContext& ctx) -> Task<void> { co_await s.api_handler->Handle(ctx); };
   s.router.HandlePrefix("/api", api);
   s.router.HandlePrefix("/apis", api);
+  s.openapi = std::make_unique<endpoints::OpenApiHandler>(s.apis, s.schemas.get(), GitVersion());
+  s.router.Handle("/openapi/v2", [&s](http::RequestContext& ctx) -> Task<void> { co_await s.openapi->HandleV2(ctx); });
+  s.router.HandlePrefix("/openapi/v3", [&s](http::RequestContext& ctx) -> Task<void> { co_await s.openapi->HandleV3(ctx); });
 
   server::AddProcessMetrics(s.metrics);
   s.request_metrics = std::make_unique<server::RequestMetrics>(s.metrics);
