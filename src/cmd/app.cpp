@@ -14,6 +14,7 @@
 #include "apimachinery/protobuf_codec.h"
 #include "apimachinery/schema_registry.h"
 #include "auth/authn/x509.h"
+#include "controllers/controller_manager.h"
 #include "endpoints/api_handler.h"
 #include "endpoints/installer.h"
 #include "endpoints/openapi_handler.h"
@@ -52,6 +53,8 @@ struct App::State {
   std::unique_ptr<endpoints::OpenApiHandler> openapi;
   std::unique_ptr<const apimachinery::ProtobufCodec> protobuf;
   std::unique_ptr<admission::Chain> admission;
+  // Last: stopped and destroyed before the API and storage it uses.
+  std::unique_ptr<controllers::ControllerManager> controllers;
 };
 
 App::App(Options options) : s_(std::make_unique<State>()) { s_->opts = std::move(options); }
@@ -244,6 +247,22 @@ Status App::Start() {
   });
   RETURN_IF_ERROR(st);
   RETURN_IF_ERROR(written);
+
+  // The control loops, in process, acting through the API (src/controllers/).
+  controllers::ControllerManagerOptions co;
+  if (!o.controllers.empty()) co.controllers = o.controllers;
+  co.root_ca_pem = pki->ca_cert_pem;
+  const bool sole_replica = o.etcd_servers.empty();  // the embedded store belongs to this process
+  co.leader_election.enabled = o.leader_elect;
+  co.leader_election.sole_replica = sole_replica;
+  co.leader_election.lease_duration = std::chrono::duration_cast<std::chrono::milliseconds>(o.leader_elect_lease_duration);
+  co.leader_election.renew_deadline = std::chrono::duration_cast<std::chrono::milliseconds>(o.leader_elect_renew_deadline);
+  co.leader_election.retry_period = std::chrono::duration_cast<std::chrono::milliseconds>(o.leader_elect_retry_period);
+  co.leader_election.resource_name = o.leader_elect_resource_name;
+  co.leader_election.resource_namespace = o.leader_elect_resource_namespace;
+  co.namespace_controller.deletion_delay = sole_replica ? std::chrono::milliseconds(0) : std::chrono::milliseconds(5000);
+  s.controllers = std::make_unique<controllers::ControllerManager>(s.apis, s.metrics, std::move(co));
+  RETURN_IF_ERROR(s.controllers->Start());
   LogInfo("serving securely", {{"address", ServerUrl(o.bind_address, s.http->port())},
                                {"kubeconfig", kubeconfig_path},
                                {"version", GitVersion()}});
@@ -254,6 +273,7 @@ void App::Shutdown() {
   State& s = *s_;
   LogInfo("shutting down");
   s.shutting_down = true;
+  if (s.controllers) s.controllers->Stop();
   if (s.opts.shutdown_delay.count() > 0) {
     std::this_thread::sleep_for(s.opts.shutdown_delay);
   }

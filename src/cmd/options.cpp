@@ -6,6 +6,7 @@
 #include <set>
 
 #include "cmd/kube_flags.h"
+#include "controllers/selection.h"
 #include "cmd/version.h"
 #include "util/duration.h"
 #include "util/strings.h"
@@ -28,6 +29,20 @@ constexpr CapstanFlag kCapstanFlags[] = {
      "Size limit of the embedded store; writes beyond it fail with \"database space exceeded\"."},
     {"max-request-body-bytes", FlagKind::kInt64, "3145728",
      "Largest request body accepted; a larger one is answered 413 RequestEntityTooLarge."},
+    // kube-controller-manager's flags for the in-process control loops.
+    {"controllers", FlagKind::kStringSlice, "*,token-cleaner-controller",
+     "Control loops to run: '*' all on by default, 'foo' enables foo, '-foo' disables foo (kube-controller-manager "
+     "names)."},
+    {"leader-elect", FlagKind::kBool, "true",
+     "Run the control loops only while holding the coordination.k8s.io Lease (one replica at a time)."},
+    {"leader-elect-lease-duration", FlagKind::kDuration, "15s",
+     "How long a candidate waits after the leader's last renewal before taking the lease over."},
+    {"leader-elect-renew-deadline", FlagKind::kDuration, "10s",
+     "How long the leader keeps trying to renew before it stops leading."},
+    {"leader-elect-retry-period", FlagKind::kDuration, "2s", "How often candidates try to acquire or renew the lease."},
+    {"leader-elect-resource-lock", FlagKind::kString, "leases", "The lock object type; only leases."},
+    {"leader-elect-resource-name", FlagKind::kString, "kube-controller-manager", "The name of the Lease."},
+    {"leader-elect-resource-namespace", FlagKind::kString, "kube-system", "The namespace of the Lease."},
 };
 
 const CapstanFlag* FindCapstanFlag(std::string_view name) {
@@ -55,6 +70,13 @@ using Setter = std::function<Status(Options&, const std::string&)>;
 
 Status IntSetter(int& field, const std::string& v) {
   field = static_cast<int>(std::stoll(v, nullptr, 0));
+  return Status();
+}
+
+Status DurationSetter(std::chrono::nanoseconds& field, const char* flag, const std::string& v) {
+  auto d = ParseGoDuration(v);
+  if (!d) return Status(400, "BadRequest", "invalid argument " + GoQuote(v) + " for \"--" + flag + "\" flag: time: invalid duration " + GoQuote(v));
+  field = *d;
   return Status();
 }
 
@@ -148,6 +170,42 @@ const std::map<std::string, Setter>& Setters() {
       {"etcd-servers", [](Options& o, const std::string& v) { o.etcd_servers = SplitList(v); return Status(); }},
       {"etcd-prefix", [](Options& o, const std::string& v) { o.etcd_prefix = v; return Status(); }},
       {"v", [](Options& o, const std::string& v) { return IntSetter(o.verbosity, v); }},
+      {"controllers",
+       [](Options& o, const std::string& v) {
+         auto list = SplitList(v);
+         if (Status st = controllers::ValidateControllerSelection(list); !st.ok()) return st;
+         o.controllers.insert(o.controllers.end(), list.begin(), list.end());
+         return Status();
+       }},
+      {"leader-elect",
+       [](Options& o, const std::string& v) {
+         static const std::set<std::string> kBools = {"1", "t", "T", "TRUE", "true", "True",
+                                                      "0", "f", "F", "FALSE", "false", "False"};
+         if (!kBools.count(v)) {
+           return Status(400, "BadRequest", "invalid argument " + GoQuote(v) +
+                                                " for \"--leader-elect\" flag: strconv.ParseBool: parsing " + GoQuote(v) +
+                                                ": invalid syntax");
+         }
+         o.leader_elect = ParseBoolValue(v);
+         return Status();
+       }},
+      {"leader-elect-lease-duration",
+       [](Options& o, const std::string& v) { return DurationSetter(o.leader_elect_lease_duration, "leader-elect-lease-duration", v); }},
+      {"leader-elect-renew-deadline",
+       [](Options& o, const std::string& v) { return DurationSetter(o.leader_elect_renew_deadline, "leader-elect-renew-deadline", v); }},
+      {"leader-elect-retry-period",
+       [](Options& o, const std::string& v) { return DurationSetter(o.leader_elect_retry_period, "leader-elect-retry-period", v); }},
+      {"leader-elect-resource-lock",
+       [](Options& o, const std::string& v) {
+         if (v != "leases") {
+           return Status(400, "BadRequest", "--leader-elect-resource-lock " + GoQuote(v) + ": only \"leases\" is supported");
+         }
+         return Status();
+       }},
+      {"leader-elect-resource-name",
+       [](Options& o, const std::string& v) { o.leader_elect_resource_name = v; return Status(); }},
+      {"leader-elect-resource-namespace",
+       [](Options& o, const std::string& v) { o.leader_elect_resource_namespace = v; return Status(); }},
   };
   return kSetters;
 }

@@ -50,6 +50,15 @@ struct Options {
   std::vector<std::string> etcd_servers;
   std::string etcd_prefix = "/registry";
 
+  // Control loops, with kube-controller-manager's flags.
+  std::vector<std::string> controllers;  // empty: Capstan's default, "*,token-cleaner-controller"
+  bool leader_elect = true;
+  std::chrono::nanoseconds leader_elect_lease_duration = std::chrono::seconds(15);
+  std::chrono::nanoseconds leader_elect_renew_deadline = std::chrono::seconds(10);
+  std::chrono::nanoseconds leader_elect_retry_period = std::chrono::seconds(2);
+  std::string leader_elect_resource_name = "kube-controller-manager";
+  std::string leader_elect_resource_namespace = "kube-system";
+
   int verbosity = 0;
 
   // Every flag given on the command line, by name, with its values in order.
