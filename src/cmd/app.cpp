@@ -8,8 +8,12 @@
 #include <thread>
 
 #include "admission/builtin_plugins.h"
+#include "api/apps/apps.h"
+#include "api/autoscaling/autoscaling.h"
+#include "api/batch/batch.h"
 #include "api/coordination/coordination.h"
 #include "api/core/core.h"
+#include "api/policy/policy.h"
 #include "api/schemas/builtin_schemas.h"
 #include "apimachinery/protobuf_codec.h"
 #include "apimachinery/schema_registry.h"
@@ -182,6 +186,10 @@ Status App::Start() {
   deps.prefix = o.etcd_prefix;
   endpoints::InstallResources(s.apis, api::core::Install(deps));
   endpoints::InstallResources(s.apis, api::coordination::Install(deps));
+  endpoints::InstallResources(s.apis, api::apps::Install(deps));
+  endpoints::InstallResources(s.apis, api::batch::Install(deps));
+  endpoints::InstallResources(s.apis, api::autoscaling::Install(deps));
+  endpoints::InstallResources(s.apis, api::policy::Install(deps));
   RETURN_IF_ERROR(EnsureSystemNamespaces(s.apis));
   endpoints::HandlerLimits limits;
   limits.max_body_bytes = static_cast<size_t>(o.max_request_body_bytes);
