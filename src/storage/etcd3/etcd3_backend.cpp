@@ -215,6 +215,13 @@ class Etcd3BackendImpl final : public Etcd3Backend {
     co_return r.TakeStatus();
   }
 
+  Task<Status> Probe(std::chrono::milliseconds timeout) override {
+    pb::RangeRequest req;
+    req.set_key(client_->options().health_key);
+    auto r = co_await client_->Call<pb::RangeResponse>("health check", PrepareRange, req, Kind::kRead, timeout);
+    co_return r.TakeStatus();
+  }
+
   Status WaitForConnected(std::chrono::milliseconds timeout) override {
     auto deadline = std::chrono::steady_clock::now() + timeout;
     Status last = Status::Storage(StorageCode::kUnavailable, "etcd: no member answered in time");

@@ -33,6 +33,8 @@ class Etcd3Backend : public Backend {
   // Blocks until a member's connection is up and answers a read, or `timeout` passes (the last
   // error is returned then).
   virtual Status WaitForConnected(std::chrono::milliseconds timeout) = 0;
+  // Reads EtcdOptions::health_key with this deadline (the health checks' probe).
+  virtual Task<Status> Probe(std::chrono::milliseconds timeout) = 0;
   // The etcd version reported by the members ("" until known).
   virtual std::string ServerVersion() const = 0;
 };

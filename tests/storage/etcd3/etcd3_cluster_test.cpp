@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "storage/etcd3/etcd3_backend.h"
+#include "storage/etcd3/health_check.h"
 #include "storage/etcd3/etcd_test_cluster.h"
 
 namespace capstan::storage::etcd3 {
@@ -326,6 +327,49 @@ TEST_F(EtcdClusterTest, ProgressNotificationsNeverRunAheadOfDeliveredEvents) {
     if (!r.events.empty()) delivered = std::max(delivered, r.events.back().kv.mod_revision);
   }
   EXPECT_EQ(c.Events().size(), 15u);
+}
+
+TEST_F(EtcdClusterTest, HealthChecksFollowEtcdFromStartThroughAnOutageAndBack) {
+  int port = capstan::testing::FreeLoopbackPort();
+  EtcdOptions o;
+  o.endpoints = {"http://127.0.0.1:" + std::to_string(port)};
+  o.health_key = "/registry/health";
+  EtcdHealth health(o, 200ms);
+  auto check = health.MakeCheck(1s);
+  Status before = SyncWait(check());
+  ASSERT_FALSE(before.ok());
+  EXPECT_EQ(before.code(), 500);
+  EXPECT_FALSE(health.WaitForClient(300ms).ok());
+
+  EtcdClusterOptions co;
+  co.dir = dir_ + "/etcd";
+  co.client_ports = {port};
+  std::string error;
+  cluster_ = EtcdCluster::Start(co, &error);
+  ASSERT_TRUE(cluster_) << error;
+  ASSERT_TRUE(health.WaitForClient(20s).ok());
+  // The first probe after the client is published answers; probes are rate limited to one per
+  // half timeout, so wait that long between the checks that must see a change.
+  Status up = SyncWait(check());
+  EXPECT_TRUE(up.ok()) << up.ToString();
+
+  cluster_->Pause(0);
+  std::this_thread::sleep_for(600ms);
+  auto start = std::chrono::steady_clock::now();
+  Status hung = SyncWait(check());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  ASSERT_FALSE(hung.ok());
+  EXPECT_EQ(hung.message().rfind("error getting data from etcd: ", 0), 0u) << hung.message();
+  // A check right after gets the last result without probing again.
+  EXPECT_FALSE(SyncWait(check()).ok());
+
+  cluster_->Resume(0);
+  bool recovered = false;
+  for (int i = 0; i < 100 && !recovered; ++i) {
+    std::this_thread::sleep_for(100ms);
+    recovered = SyncWait(check()).ok();
+  }
+  EXPECT_TRUE(recovered);
 }
 
 }  // namespace

@@ -105,7 +105,8 @@ std::unique_ptr<EtcdCluster> EtcdCluster::Start(EtcdClusterOptions options, std:
   for (int i = 0; i < c->options_.members; ++i) {
     Member m;
     m.name = "m" + std::to_string(i);
-    m.client_url = scheme + "://127.0.0.1:" + std::to_string(FreeLoopbackPort());
+    int port = i < static_cast<int>(c->options_.client_ports.size()) ? c->options_.client_ports[i] : FreeLoopbackPort();
+    m.client_url = scheme + "://127.0.0.1:" + std::to_string(port);
     m.peer_url = "http://127.0.0.1:" + std::to_string(FreeLoopbackPort());
     m.data_dir = c->options_.dir + "/" + m.name;
     m.log_file = c->options_.dir + "/" + m.name + ".log";

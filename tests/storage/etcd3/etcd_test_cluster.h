@@ -26,6 +26,7 @@ struct EtcdClusterOptions {
   bool tls = false;
   EtcdTlsFiles tls_files;
   std::vector<std::string> extra_flags;  // e.g. --quota-backend-bytes=...
+  std::vector<int> client_ports;         // fixed client ports (default: free ones)
   std::chrono::seconds start_timeout{30};
 };
 

@@ -1,0 +1,72 @@
+// storage/transformers/encryption_config.h: --encryption-provider-config, kube's
+// apiserver.config.k8s.io/v1 EncryptionConfiguration (YAML or JSON):
+//
+//   apiVersion: apiserver.config.k8s.io/v1
+//   kind: EncryptionConfiguration
+//   resources:
+//   - resources: [secrets, configmaps, "*.apps"]   # group resources: "<resource>[.<group>]", "*.<group>", "*.*"
+//     providers:                                   # the first one writes; all of them read
+//     - aesgcm: {keys: [{name: key2, secret: <base64 of 16, 24 or 32 bytes>}, {name: key1, ...}]}
+//     - aescbc: {keys: [...]}
+//     - secretbox: {keys: [{name: k, secret: <base64 of 32 bytes>}]}
+//     - identity: {}
+//
+// Values are stored as kube stores them: "k8s:enc:<provider>:v1:<key name>:" then the provider's
+// bytes; the first key of the first provider writes, and every key of every provider reads, so keys
+// rotate by reordering (add the new key second, restart every replica, move it first, restart,
+// rewrite the objects, drop the old key). Validation follows kube's (same field paths and messages);
+// KMS providers are refused (Capstan has no KMS plugin client).
+//
+// Thread-safety: the parsed config and built transformers are immutable.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "apimachinery/status.h"
+#include "storage/transformer.h"
+
+namespace capstan::storage::transformers {
+
+struct GroupResource {
+  std::string group;     // "" for core; "*" for any group
+  std::string resource;  // "*" for any resource of the group
+  bool operator<(const GroupResource& o) const { return group != o.group ? group < o.group : resource < o.resource; }
+  bool operator==(const GroupResource& o) const = default;
+};
+
+// kube's schema.ParseGroupResource: "deployments.apps" → {apps, deployments}, "secrets" → {"", secrets}.
+GroupResource ParseGroupResource(std::string_view s);
+
+struct KeyConfig {
+  std::string name;
+  std::string secret;  // base64, as written in the file
+};
+
+struct ProviderConfig {
+  std::string type;  // aesgcm, aescbc, secretbox, identity, kms
+  std::vector<KeyConfig> keys;
+};
+
+struct ResourceConfig {
+  std::vector<std::string> resources;
+  std::vector<ProviderConfig> providers;
+};
+
+struct EncryptionConfig {
+  std::vector<ResourceConfig> resources;
+};
+
+// Parses and validates the file's text. Errors are 400-style Statuses whose message says what is wrong
+// (kube's aggregate of field errors for validation).
+StatusOr<EncryptionConfig> ParseEncryptionConfig(std::string_view text);
+// Reads the file, then parses it; messages name the file.
+StatusOr<EncryptionConfig> LoadEncryptionConfig(const std::string& path);
+
+// The transformer of every group resource the config names (wildcards included), as kube builds them.
+StatusOr<std::map<GroupResource, std::shared_ptr<const Transformer>>> BuildTransformers(const EncryptionConfig& config);
+
+}  // namespace capstan::storage::transformers

@@ -1,0 +1,74 @@
+#include "storage/transformers/resource_transformers.h"
+
+#include <mutex>
+
+#include "apimachinery/errors.h"
+#include "storage/transformers/prefix_transformer.h"
+#include "util/strings.h"
+
+namespace capstan::storage::transformers {
+
+ResourceTransformers::ResourceTransformers(std::map<GroupResource, std::shared_ptr<const Transformer>> by_resource,
+                                           std::string prefix)
+    : by_resource_(std::move(by_resource)), prefix_(std::move(prefix)) {
+  while (!prefix_.empty() && prefix_.back() == '/') prefix_.pop_back();
+}
+
+void ResourceTransformers::RegisterResource(const std::string& key_root, const std::string& group,
+                                            const std::string& resource) {
+  std::string root = key_root;
+  while (!root.empty() && root.back() == '/') root.pop_back();
+  std::unique_lock lock(mu_);
+  roots_[root] = GroupResource{group, resource};
+}
+
+GroupResource ResourceTransformers::ResourceOf(std::string_view key) const {
+  {
+    // The longest registered root the key lies under: try each "/"-boundary from the longest.
+    std::shared_lock lock(mu_);
+    if (!roots_.empty()) {
+      for (size_t end = key.size(); end != std::string_view::npos && end > 0; end = key.rfind('/', end - 1)) {
+        auto it = roots_.find(key.substr(0, end));
+        if (it != roots_.end()) return it->second;
+        if (end == 0) break;
+      }
+    }
+  }
+  std::string_view rest = key;
+  if (StartsWith(rest, prefix_)) rest.remove_prefix(prefix_.size());
+  while (!rest.empty() && rest.front() == '/') rest.remove_prefix(1);
+  size_t slash = rest.find('/');
+  return GroupResource{"", std::string(rest.substr(0, slash))};
+}
+
+const Transformer& ResourceTransformers::For(const GroupResource& gr) const {
+  for (const GroupResource& candidate : {gr, GroupResource{gr.group, "*"}, GroupResource{"*", "*"}}) {
+    auto it = by_resource_.find(candidate);
+    if (it != by_resource_.end()) return *it->second;
+  }
+  return *EncryptCheckIdentity();
+}
+
+StatusOr<std::string> ResourceTransformers::ToStorage(std::string_view data, std::string_view key) const {
+  auto out = For(ResourceOf(key)).ToStorage(data, key);
+  if (!out.ok()) return apimachinery::NewInternalError(out.status().message());
+  return out;
+}
+
+StatusOr<std::string> ResourceTransformers::FromStorage(std::string_view stored, std::string_view key,
+                                                        bool* stale) const {
+  auto out = For(ResourceOf(key)).FromStorage(stored, key, stale);
+  if (!out.ok()) return apimachinery::NewInternalError(out.status().message());
+  return out;
+}
+
+StatusOr<std::unique_ptr<ResourceTransformers>> LoadResourceTransformers(const std::string& path,
+                                                                         const std::string& prefix) {
+  auto config = LoadEncryptionConfig(path);
+  if (!config.ok()) return config.TakeStatus();
+  auto built = BuildTransformers(*config);
+  if (!built.ok()) return built.TakeStatus();
+  return std::make_unique<ResourceTransformers>(std::move(*built), prefix);
+}
+
+}  // namespace capstan::storage::transformers
