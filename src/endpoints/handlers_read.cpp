@@ -80,6 +80,8 @@ Task<void> HandleList(Scope& s) {
     co_await s.WriteStatus(opts.status());
     co_return;
   }
+  // Plain JSON is written from the storage's shared bytes when it has them (the watch cache).
+  opts->accept_serialized = s.output().conversion == Conversion::kNone && s.output().format == MediaFormat::kJson;
   auto list = co_await s.entry().lister->List(s.ctx(), *opts);
   if (!list.ok()) {
     co_await s.WriteStatus(list.status());

@@ -26,6 +26,10 @@ Task<void> HandleWatch(Scope& s) {
     int64_t min = s.limits().min_request_timeout_seconds;
     timeout = min + std::uniform_int_distribution<int64_t>(0, min)(rng);
   }
+  opts->timeout_seconds = timeout;  // storage sends a bookmark shortly before it
+  // JSON events are written from the storage's shared bytes when it has them (the watch cache).
+  opts->accept_serialized = s.output().conversion == Conversion::kNone &&
+                            !(s.output().format == MediaFormat::kProtobuf && s.limits().protobuf);
   auto stream = co_await s.entry().watcher->Watch(s.ctx(), *opts);
   if (!stream.ok()) {
     co_await s.WriteStatus(stream.status());
@@ -83,6 +87,8 @@ Task<void> HandleWatch(Scope& s) {
         }
       } else if (s.output().conversion == Conversion::kPartialObjectMetadata && e.type != "ERROR" && e.type != "BOOKMARK") {
         am::AppendJson(out, s.ToPartial(e.object));
+      } else if (e.json) {
+        out += *e.json;
       } else {
         am::AppendJson(out, e.object);
       }

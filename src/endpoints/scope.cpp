@@ -182,6 +182,18 @@ Task<void> Scope::WriteList(const registry::ObjectList& list) {
   md["resourceVersion"] = list.resource_version;
   if (!list.continue_token.empty()) md["continue"] = list.continue_token;
   if (list.remaining_item_count) md["remainingItemCount"] = *list.remaining_item_count;
+  if (!list.serialized_items.empty()) {
+    if (out_.conversion == Conversion::kNone && out_.format == MediaFormat::kJson) {
+      co_await WriteSerializedList(list, md);
+      co_return;
+    }
+    // Only asked for plain JSON; anything else needs the objects.
+    registry::ObjectList parsed = list;
+    parsed.serialized_items.clear();
+    for (const auto& s : list.serialized_items) parsed.items.push_back(json::parse(*s).as_object());
+    co_await WriteList(parsed);
+    co_return;
+  }
   if (out_.conversion == Conversion::kTable) {
     std::vector<const registry::Object*> ptrs;
     ptrs.reserve(list.items.size());
@@ -239,6 +251,53 @@ Task<void> Scope::WriteList(const registry::ObjectList& list) {
   }
   AddWarningHeaders(resp.headers);
   co_await http_.writer->Respond(std::move(resp));
+}
+
+Task<void> Scope::WriteSerializedList(const registry::ObjectList& list, const json::object& md) {
+  // The items' bytes are the watch cache's, shared: they are copied once, into the write buffer. A
+  // large list goes out in chunks, so a response never exists whole in memory.
+  constexpr size_t kChunk = 256 * 1024;
+  std::string head = "{\"kind\":";
+  am::AppendJsonString(head, entry_.info.list_kind);
+  head += ",\"apiVersion\":";
+  am::AppendJsonString(head, entry_.info.ApiVersion());
+  head += ",\"metadata\":";
+  am::AppendJson(head, md);
+  head += ",\"items\":[";
+  size_t total = head.size() + 3;
+  for (const auto& s : list.serialized_items) total += s->size() + 1;
+  if (total <= 4 * kChunk) {
+    http::HttpResponse resp;
+    resp.status = 200;
+    resp.headers.Set("Content-Type", out_.ContentType());
+    resp.body.reserve(total);
+    resp.body = std::move(head);
+    for (size_t i = 0; i < list.serialized_items.size(); ++i) {
+      if (i) resp.body.push_back(',');
+      resp.body += *list.serialized_items[i];
+    }
+    resp.body += "]}\n";
+    AddWarningHeaders(resp.headers);
+    co_await http_.writer->Respond(std::move(resp));
+    co_return;
+  }
+  http::Headers headers;
+  headers.Set("Content-Type", out_.ContentType());
+  AddWarningHeaders(headers);
+  if (!co_await http_.writer->StartStream(200, std::move(headers))) co_return;
+  std::string chunk = std::move(head);
+  chunk.reserve(kChunk + 64 * 1024);
+  for (size_t i = 0; i < list.serialized_items.size(); ++i) {
+    if (i) chunk.push_back(',');
+    chunk += *list.serialized_items[i];
+    if (chunk.size() >= kChunk) {
+      if (!co_await http_.writer->WriteChunk(std::move(chunk))) co_return;
+      chunk = std::string();
+      chunk.reserve(kChunk + 64 * 1024);
+    }
+  }
+  chunk += "]}\n";
+  if (co_await http_.writer->WriteChunk(std::move(chunk))) co_await http_.writer->EndStream();
 }
 
 StatusOr<registry::Object> Scope::DecodeBody(const std::string& field_validation) {

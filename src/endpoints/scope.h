@@ -71,6 +71,8 @@ class Scope {
 
  private:
   void AddWarningHeaders(http::Headers& h) const;
+  // A JSON list of pre-serialized items: one response when small, else streamed in chunks.
+  Task<void> WriteSerializedList(const registry::ObjectList& list, const boost::json::object& md);
 
   const ResourceEntry& entry_;
   http::RequestContext& http_;

@@ -52,10 +52,15 @@ struct ListOptions {
   bool allow_watch_bookmarks = false;
   std::optional<int64_t> timeout_seconds;
   std::optional<bool> send_initial_events;
+  // Set by endpoints when the response is plain JSON: storage may then hand back objects already
+  // serialized (ObjectList::serialized_items, WatchEvent::json), which are written as they are.
+  bool accept_serialized = false;
 };
 
 struct ObjectList {
   std::vector<Object> items;
+  // Instead of items (only with accept_serialized): each item's JSON, shared with the watch cache.
+  std::vector<std::shared_ptr<const std::string>> serialized_items;
   std::string resource_version;
   std::string continue_token;
   std::optional<int64_t> remaining_item_count;
@@ -96,6 +101,9 @@ struct DeleteOutcome {
 struct WatchEvent {
   std::string type;  // ADDED, MODIFIED, DELETED, BOOKMARK, ERROR
   Object object;     // for ERROR: a metav1.Status
+  // With accept_serialized, ADDED/MODIFIED/DELETED may carry the object's JSON here instead (object
+  // is then empty).
+  std::shared_ptr<const std::string> json;
 };
 
 class WatchStream {

@@ -8,6 +8,7 @@ std::vector<RestResource> MakeResource(const GroupDeps& deps, ResourceSpec spec)
   c.info = spec.info;
   c.storage = deps.store;
   c.key_root = deps.prefix + "/" + (spec.storage_resource.empty() ? spec.info.resource : spec.storage_resource);
+  if (deps.store_for) c.storage = deps.store_for(c.key_root, spec.info, spec.strategy);
   c.admission = deps.admission;
   c.return_deleted_object = spec.return_deleted_object;
   c.clock = deps.clock;

@@ -3,6 +3,7 @@
 // install.cpp) return lists of these; cmd/ passes them to the installer.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,6 +33,12 @@ struct GroupDeps {
   AdmissionHook* admission = nullptr;
   const Clock* clock = &RealClock::Get();
   std::string prefix = "/registry";  // --etcd-prefix
+  // The ObjectStore of one resource's keys (cmd/ puts the watch cache in front of `store` here); it
+  // gets the key root ("/registry/configmaps"), the resource and its strategy (selectable fields).
+  // Null: every resource uses `store`.
+  std::function<storage::ObjectStore*(const std::string& key_root, const ResourceInfo& info,
+                                      const std::shared_ptr<const Strategy>& strategy)>
+      store_for;
 };
 
 // A Store that owns its strategy.

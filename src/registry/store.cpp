@@ -48,7 +48,8 @@ std::string Store::ListKey(const Context& ctx) const {
   return c_.key_root;
 }
 
-StatusOr<storage::Predicate> Store::PredicateFor(const ListOptions& opts, bool* empty) const {
+StatusOr<storage::Predicate> Store::PredicateFor(const ListOptions& opts, bool* empty,
+                                                 std::shared_ptr<const storage::Selection>* selection) const {
   auto labels = am::ParseLabelSelector(opts.label_selector);
   if (!labels.ok()) return labels.TakeStatus();
   auto fields = am::ParseFieldSelector(opts.field_selector);
@@ -57,6 +58,7 @@ StatusOr<storage::Predicate> Store::PredicateFor(const ListOptions& opts, bool* 
   if (Status st = am::CheckFieldSelectorFields(*fields, supported, false); !st.ok()) return st;
   *empty = labels->Empty() && fields->Empty();
   if (*empty) return storage::Predicate();
+  if (selection) *selection = std::make_shared<const storage::Selection>(storage::Selection{*labels, *fields});
   const Strategy* strategy = c_.strategy;
   return storage::Predicate([l = std::move(*labels), f = std::move(*fields), strategy](const Object& obj) {
     if (!l.MatchesObject(obj)) return false;
@@ -163,9 +165,12 @@ Task<StatusOr<Object>> Store::Get(const Context& ctx, const std::string& name, c
 
 Task<StatusOr<ObjectList>> Store::List(const Context& ctx, const ListOptions& opts) {
   bool empty = true;
-  auto pred = PredicateFor(opts, &empty);
+  std::shared_ptr<const storage::Selection> selection;
+  auto pred = PredicateFor(opts, &empty, &selection);
   if (!pred.ok()) co_return pred.TakeStatus();
   storage::ListOptions lo;
+  lo.selection = std::move(selection);
+  lo.accept_serialized = opts.accept_serialized;
   lo.resource_version = opts.resource_version;
   if (opts.resource_version_match == "NotOlderThan") lo.match = storage::ResourceVersionMatch::kNotOlderThan;
   if (opts.resource_version_match == "Exact") lo.match = storage::ResourceVersionMatch::kExact;
@@ -177,6 +182,7 @@ Task<StatusOr<ObjectList>> Store::List(const Context& ctx, const ListOptions& op
   if (!r.ok()) co_return Translate(r.status(), "");
   ObjectList out;
   out.items = std::move(r->items);
+  out.serialized_items = std::move(r->serialized);
   out.resource_version = std::to_string(r->revision);
   out.continue_token = std::move(r->continue_token);
   out.remaining_item_count = r->remaining_item_count;
@@ -210,6 +216,8 @@ class StoreWatch : public WatchStream {
         we.object["kind"] = info_.kind;
         we.object["apiVersion"] = info_.ApiVersion();
         we.object["metadata"] = std::move(e.object["metadata"]);
+      } else if (e.serialized) {
+        we.json = std::move(e.serialized);
       } else {
         we.object = std::move(e.object);
       }
@@ -228,12 +236,17 @@ class StoreWatch : public WatchStream {
 
 Task<StatusOr<std::unique_ptr<WatchStream>>> Store::Watch(const Context& ctx, const ListOptions& opts) {
   bool empty = true;
-  auto pred = PredicateFor(opts, &empty);
+  std::shared_ptr<const storage::Selection> selection;
+  auto pred = PredicateFor(opts, &empty, &selection);
   if (!pred.ok()) co_return pred.TakeStatus();
   storage::WatchOptions wo;
   wo.resource_version = opts.resource_version;
   wo.predicate = std::move(*pred);
   wo.progress_notify = opts.allow_watch_bookmarks;
+  wo.selection = std::move(selection);
+  wo.accept_serialized = opts.accept_serialized;
+  wo.send_initial_events = opts.send_initial_events;
+  if (opts.timeout_seconds && *opts.timeout_seconds > 0) wo.timeout = std::chrono::seconds(*opts.timeout_seconds);
   auto w = c_.storage->Watch(ListKey(ctx), wo);
   if (!w.ok()) co_return Translate(w.status(), "");
   co_return std::unique_ptr<WatchStream>(std::make_unique<StoreWatch>(std::move(*w), c_.info));

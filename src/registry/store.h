@@ -70,8 +70,10 @@ class Store : public Patcher,
   StatusOr<std::string> KeyFor(const Context& ctx, const std::string& name) const;
   // The key prefix of a list (one namespace, or all).
   std::string ListKey(const Context& ctx) const;
-  // The storage predicate for the selectors in `opts` (400 on bad selectors or unsupported fields).
-  StatusOr<storage::Predicate> PredicateFor(const ListOptions& opts, bool* empty) const;
+  // The storage predicate for the selectors in `opts` (400 on bad selectors or unsupported fields),
+  // and, when asked, the parsed selectors behind it (the watch cache matches them without the object).
+  StatusOr<storage::Predicate> PredicateFor(const ListOptions& opts, bool* empty,
+                                            std::shared_ptr<const storage::Selection>* selection = nullptr) const;
   // Storage errors → API errors naming this resource.
   Status Translate(const Status& st, const std::string& name) const;
 

@@ -559,3 +559,39 @@ TEST_F(CacherTest, FactoryCachesUnlessAFlagTurnsItOff) {
 
 }  // namespace
 }  // namespace capstan::storage
+
+namespace capstan::storage {
+namespace {
+
+TEST_F(CacherTest, TheRouterCachesByKeyRootEvenForStoresBuiltWithoutTheFactory) {
+  Create("ns", "a", "v", "web");
+  Create("ns", "b", "v", "db");
+  CacherFactory f({}, *backend_, *store_, nullptr);
+  ObjectStore& routed = f.Store();
+  // A field the cache cannot know without the resource's strategy: matched on the parsed object.
+  ListOptions lo;
+  lo.selection = std::make_shared<Selection>(
+      Selection{apimachinery::LabelSelector(), *apimachinery::ParseFieldSelector("data.k=v,metadata.name=b")});
+  lo.predicate = [](const Object& o) { return NameOf(o) == "b"; };
+  lo.predicate_empty = false;
+  auto r = SyncWait(routed.GetList("/registry/configmaps/ns", lo));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->items.size(), 1u);
+  auto caches = f.cachers();
+  ASSERT_EQ(caches.size(), 1u);
+  EXPECT_EQ(caches[0]->resource_prefix(), "/registry/configmaps");
+  ASSERT_TRUE(caches[0]->WaitReady(std::chrono::seconds(20)));
+  auto cached = SyncWait(routed.GetList("/registry/configmaps/ns", lo));
+  ASSERT_TRUE(cached.ok());
+  ASSERT_EQ(cached->items.size(), 1u);
+  EXPECT_EQ(NameOf(cached->items[0]), "b");
+  // Writes and plain gets go to the store; they create no cache.
+  ASSERT_TRUE(SyncWait(routed.Create("/registry/ranges/x", Object{{"metadata", json::object{{"name", "x"}}}}, 0)).ok());
+  ASSERT_TRUE(SyncWait(routed.Get("/registry/ranges/x", {})).ok());
+  EXPECT_EQ(f.cachers().size(), 1u);
+  // A registered root wins over the guessed one.
+  EXPECT_EQ(&routed, &f.Store());
+}
+
+}  // namespace
+}  // namespace capstan::storage

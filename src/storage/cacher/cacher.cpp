@@ -94,6 +94,14 @@ bool UnderPrefix(const std::string& key, const std::string& prefix) {
 
 }  // namespace
 
+std::shared_ptr<const Selection> CacherCore::Usable(const std::shared_ptr<const Selection>& s) const {
+  if (!s || config.fields) return s;
+  for (const auto& r : s->fields.Requirements()) {
+    if (r.field != "metadata.name" && r.field != "metadata.namespace") return nullptr;
+  }
+  return s;
+}
+
 void CacherCore::RequestProgress() {
   std::lock_guard lock(handle_mu);
   if (handle) handle->RequestProgress();
@@ -217,7 +225,8 @@ Task<StatusOr<ListResult>> CacherCore::GetList(const std::string& key, const Lis
   }
 
   const bool selective = opts.predicate != nullptr;
-  const bool fast_filter = !selective || opts.selection != nullptr;
+  const std::shared_ptr<const Selection> selection = Usable(opts.selection);
+  const bool fast_filter = !selective || selection != nullptr;
   const bool paging = opts.limit > 0;
   const size_t limit = paging ? static_cast<size_t>(opts.limit) : 0;
   const bool count_rest = paging && opts.predicate_empty;
@@ -238,7 +247,7 @@ Task<StatusOr<ListResult>> CacherCore::GetList(const std::string& key, const Lis
         has_more = true;
         return count_rest;
       }
-      if (fast_filter && opts.selection && !o->Matches(*opts.selection)) return true;
+      if (fast_filter && selection && !o->Matches(*selection)) return true;
       picked.push_back(o);
       if (fast_filter && paging && picked.size() >= limit) full = true;
       return true;
@@ -287,7 +296,7 @@ StatusOr<std::unique_ptr<ObjectWatch>> CacherCore::Watch(const std::string& key,
   f.recursive = opts.recursive;
   f.key = opts.recursive ? DirKey(key) : key;
   if (!ready.load() || !UnderPrefix(f.key, prefix)) return config.storage->Watch(key, opts);
-  f.selection = opts.selection;
+  f.selection = Usable(opts.selection);
   f.predicate = opts.predicate;
   return std::unique_ptr<ObjectWatch>(std::make_unique<CacheWatcher>(shared_from_this(), std::move(f), opts, *rv));
 }

@@ -96,6 +96,9 @@ struct CacherCore : std::enable_shared_from_this<CacherCore> {
   void Tick();
   void ScheduleTick();
   void Shutdown();
+  // The selection, if the cache can match it: without a fields function only metadata.name and
+  // metadata.namespace are known, so other field selectors are matched on the parsed object.
+  std::shared_ptr<const Selection> Usable(const std::shared_ptr<const Selection>& s) const;
   // The cached form of one stored value (decode, then serialize with its revision).
   StatusOr<CachedObjectPtr> MakeObject(const std::string& key, std::string_view value, int64_t revision) const;
 };

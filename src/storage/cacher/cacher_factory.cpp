@@ -21,21 +21,89 @@ StatusOr<std::map<std::string, int>> ParseWatchCacheSizes(const std::vector<std:
   return out;
 }
 
-CacherFactory::CacherFactory(WatchCacheFlags flags, Backend& backend, BackendObjectStore& store, MetricsRegistry* metrics)
-    : flags_(std::move(flags)), backend_(backend), store_(store) {
+class CacheRouter : public ObjectStore {
+ public:
+  explicit CacheRouter(CacherFactory& f) : f_(f) {}
+  Task<StatusOr<Object>> Create(const std::string& key, Object obj, int64_t ttl) override {
+    return f_.store_.Create(key, std::move(obj), ttl);
+  }
+  Task<StatusOr<Object>> Get(const std::string& key, const GetOptions& opts) override {
+    if (opts.resource_version.empty()) return f_.store_.Get(key, opts);
+    return f_.Route(key, false)->Get(key, opts);
+  }
+  Task<StatusOr<ListResult>> GetList(const std::string& key, const ListOptions& opts) override {
+    return f_.Route(key, true)->GetList(key, opts);
+  }
+  Task<StatusOr<Object>> GuaranteedUpdate(const std::string& key, const Preconditions& pre, bool ignore_not_found,
+                                          UpdateFunc try_update) override {
+    return f_.store_.GuaranteedUpdate(key, pre, ignore_not_found, std::move(try_update));
+  }
+  Task<StatusOr<Object>> Delete(const std::string& key, const Preconditions& pre, ValidateDeleteFunc validate) override {
+    return f_.store_.Delete(key, pre, std::move(validate));
+  }
+  StatusOr<std::unique_ptr<ObjectWatch>> Watch(const std::string& key, const WatchOptions& opts) override {
+    return f_.Route(key, true)->Watch(key, opts);
+  }
+  Task<StatusOr<int64_t>> CurrentRevision() override { return f_.store_.CurrentRevision(); }
+
+ private:
+  CacherFactory& f_;
+};
+
+CacherFactory::CacherFactory(WatchCacheFlags flags, Backend& backend, BackendObjectStore& store, MetricsRegistry* metrics,
+                             std::string prefix)
+    : flags_(std::move(flags)), backend_(backend), store_(store), prefix_(std::move(prefix)) {
   if (metrics) metrics_ = std::make_unique<CacherMetrics>(*metrics);
+  router_ = std::make_unique<CacheRouter>(*this);
+}
+
+ObjectStore* CacherFactory::Route(const std::string& key, bool create) {
+  std::lock_guard lock(mu_);
+  // The longest registered root the key is under.
+  auto it = by_root_.upper_bound(key);
+  while (it != by_root_.begin()) {
+    --it;
+    const std::string& root = it->first;
+    if (key.compare(0, root.size(), root) == 0 && (key.size() == root.size() || key[root.size()] == '/')) {
+      return it->second.get();
+    }
+  }
+  std::string head = prefix_ + "/";
+  if (!create || key.compare(0, head.size(), head) != 0) return &store_;
+  std::string segment = key.substr(head.size(), key.find('/', head.size()) - head.size());
+  if (segment.empty()) return &store_;
+  std::string root = head + segment;
+  if (uncached_roots_.count(root)) return &store_;
+  ObjectStore* s = ForLocked(root, "", segment, nullptr, {});
+  if (s == &store_) uncached_roots_[root] = true;
+  return s;
 }
 
 CacherFactory::~CacherFactory() = default;
 
 ObjectStore* CacherFactory::For(const std::string& key_root, const std::string& group, const std::string& resource,
                                 FieldsFunc fields, const apimachinery::JsonWriteOptions& json) {
+  std::lock_guard lock(mu_);
+  return ForLocked(key_root, group, resource, std::move(fields), json);
+}
+
+ObjectStore* CacherFactory::ForLocked(const std::string& key_root, const std::string& group, const std::string& resource,
+                                      FieldsFunc fields, const apimachinery::JsonWriteOptions& json) {
   if (!flags_.enabled) return &store_;
   int size = flags_.default_size;
   auto it = flags_.sizes.find(group.empty() ? resource : resource + "." + group);
+  if (group.empty() && it == flags_.sizes.end()) {
+    // A root found by key has no group: any group's entry for the resource counts.
+    for (auto s = flags_.sizes.lower_bound(resource + "."); s != flags_.sizes.end() && s->first.rfind(resource + ".", 0) == 0; ++s) {
+      it = s;
+      break;
+    }
+  }
   if (it != flags_.sizes.end()) size = it->second;
-  if (size <= 0) return &store_;
-  std::lock_guard lock(mu_);
+  if (size <= 0) {
+    uncached_roots_[key_root] = true;
+    return &store_;
+  }
   auto& slot = by_root_[key_root];
   if (!slot) {
     CacherConfig c;

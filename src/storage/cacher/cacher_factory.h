@@ -5,7 +5,14 @@
 // entry and --default-watch-cache-size is 0. A positive size is the least number of changes its ring
 // keeps (the ring grows by itself under load, as kube's does). Resources that share a key root (two
 // versions of one resource) share one Cacher. The factory owns its Cachers; Ready() reports whether
-// every one has completed its first list (the server's readiness). Thread-safe.
+// every one has completed its first list (the server's readiness).
+//
+// Store() is an ObjectStore that routes every call by key: writes and plain GETs go to the shared
+// store, lists, watches and GETs with a resourceVersion to the Cacher of the key's root. Roots come
+// from For() (which knows the resource's selectable fields); a list or watch under an unknown root
+// (code that took the shared store directly) gets a Cacher for "<prefix>/<first segment>" on first
+// use, whose field selectors other than metadata.name/namespace are matched on the parsed object.
+// Thread-safe.
 #pragma once
 
 #include <map>
@@ -35,7 +42,8 @@ StatusOr<std::map<std::string, int>> ParseWatchCacheSizes(const std::vector<std:
 
 class CacherFactory {
  public:
-  CacherFactory(WatchCacheFlags flags, Backend& backend, BackendObjectStore& store, MetricsRegistry* metrics);
+  CacherFactory(WatchCacheFlags flags, Backend& backend, BackendObjectStore& store, MetricsRegistry* metrics,
+                std::string prefix = "/registry");
   ~CacherFactory();
   CacherFactory(const CacherFactory&) = delete;
   CacherFactory& operator=(const CacherFactory&) = delete;
@@ -47,14 +55,24 @@ class CacherFactory {
   // OK once every Cacher has completed its first list; else names those still listing.
   Status Ready() const;
   std::vector<Cacher*> cachers() const;
+  // Routes each call to the Cacher of its key's resource (see above).
+  ObjectStore& Store() { return *router_; }
 
  private:
+  friend class CacheRouter;
+  ObjectStore* Route(const std::string& key, bool create);
+  ObjectStore* ForLocked(const std::string& key_root, const std::string& group, const std::string& resource,
+                         FieldsFunc fields, const apimachinery::JsonWriteOptions& json);
+
   WatchCacheFlags flags_;
   Backend& backend_;
   BackendObjectStore& store_;
   std::unique_ptr<CacherMetrics> metrics_;
+  std::string prefix_;
   mutable std::mutex mu_;
   std::map<std::string, std::unique_ptr<Cacher>> by_root_;  // GUARDED_BY(mu_)
+  std::map<std::string, bool> uncached_roots_;              // GUARDED_BY(mu_)
+  std::unique_ptr<ObjectStore> router_;
 };
 
 }  // namespace capstan::storage
