@@ -23,6 +23,7 @@
 #include "endpoints/installer.h"
 #include "endpoints/openapi_handler.h"
 #include "storage/backend_object_store.h"
+#include "storage/cacher/cacher_factory.h"
 #include "storage/embedded/embedded_backend.h"
 #include "cmd/kubeconfig.h"
 #include "cmd/pki.h"
@@ -51,6 +52,7 @@ struct App::State {
 
   std::unique_ptr<storage::Backend> backend;
   std::unique_ptr<storage::ObjectStore> objects;
+  std::unique_ptr<storage::CacherFactory> caches;  // the watch cache in front of each resource
   std::unique_ptr<apimachinery::SchemaRegistry> schemas;
   endpoints::ApiRegistry apis;
   std::unique_ptr<endpoints::ApiHandler> api_handler;
@@ -159,6 +161,12 @@ Status App::Start() {
   if (!backend.ok()) return backend.status();
   s.backend = std::move(*backend);
   s.objects = std::make_unique<storage::BackendObjectStore>(*s.backend);
+  storage::WatchCacheFlags wc;
+  wc.enabled = o.watch_cache;
+  wc.default_size = o.default_watch_cache_size;
+  if (auto sizes = storage::ParseWatchCacheSizes(o.watch_cache_sizes); sizes.ok()) wc.sizes = std::move(*sizes);
+  s.caches = std::make_unique<storage::CacherFactory>(
+      wc, *s.backend, static_cast<storage::BackendObjectStore&>(*s.objects), &s.metrics, o.etcd_prefix);
 
   // The API: built-in schemas, then every group's resources.
   s.schemas = std::make_unique<apimachinery::SchemaRegistry>();
@@ -180,7 +188,12 @@ Status App::Start() {
   }
 
   registry::GroupDeps deps;
-  deps.store = s.objects.get();
+  deps.store = &s.caches->Store();
+  deps.store_for = [&s](const std::string& root, const registry::ResourceInfo& info,
+                        const std::shared_ptr<const registry::Strategy>& strategy) {
+    return s.caches->For(root, info.group, info.resource,
+                         [strategy](const storage::Object& obj) { return strategy->SelectableFields(obj); });
+  };
   deps.admission = s.admission.get();
   deps.schemas = s.schemas.get();
   deps.prefix = o.etcd_prefix;
@@ -212,6 +225,9 @@ Status App::Start() {
   s.health.Add("ping", []() -> Task<Status> { co_return Status(); });
   s.health.Add("log", []() -> Task<Status> { co_return Status(); });
   s.health.Add("storage", [&s]() -> Task<Status> { co_return co_await s.backend->Check(); });
+  s.health.Add(
+      "poststarthook/storage-readiness", [&s]() -> Task<Status> { co_return s.caches->Ready(); },
+      server::HealthChecks::kReadyz);
   s.health.Add(
       "shutdown",
       [&s]() -> Task<Status> {

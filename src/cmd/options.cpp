@@ -8,6 +8,7 @@
 #include "cmd/kube_flags.h"
 #include "controllers/selection.h"
 #include "cmd/version.h"
+#include "storage/cacher/cacher_factory.h"
 #include "util/duration.h"
 #include "util/strings.h"
 
@@ -169,6 +170,16 @@ const std::map<std::string, Setter>& Setters() {
        }},
       {"etcd-servers", [](Options& o, const std::string& v) { o.etcd_servers = SplitList(v); return Status(); }},
       {"etcd-prefix", [](Options& o, const std::string& v) { o.etcd_prefix = v; return Status(); }},
+      {"watch-cache", [](Options& o, const std::string& v) { o.watch_cache = ParseBoolValue(v); return Status(); }},
+      {"default-watch-cache-size",
+       [](Options& o, const std::string& v) { return IntSetter(o.default_watch_cache_size, v); }},
+      {"watch-cache-sizes",
+       [](Options& o, const std::string& v) {
+         auto list = SplitList(v);
+         if (auto sizes = storage::ParseWatchCacheSizes(list); !sizes.ok()) return sizes.status();
+         o.watch_cache_sizes.insert(o.watch_cache_sizes.end(), list.begin(), list.end());
+         return Status();
+       }},
       {"v", [](Options& o, const std::string& v) { return IntSetter(o.verbosity, v); }},
       {"controllers",
        [](Options& o, const std::string& v) {

@@ -49,6 +49,9 @@ struct Options {
   // Storage.
   std::vector<std::string> etcd_servers;
   std::string etcd_prefix = "/registry";
+  bool watch_cache = true;                      // --watch-cache
+  int default_watch_cache_size = 100;           // --default-watch-cache-size
+  std::vector<std::string> watch_cache_sizes;   // --watch-cache-sizes resource[.group]#size
 
   // Control loops, with kube-controller-manager's flags.
   std::vector<std::string> controllers;  // empty: Capstan's default, "*,token-cleaner-controller"
