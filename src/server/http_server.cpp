@@ -314,7 +314,14 @@ std::string Connection::Head(int status, const http::Headers& headers, bool keep
   out += ' ';
   out += ReasonPhrase(status);
   out += "\r\n";
-  AppendHeaders(out, extra_headers_);
+  // Headers the filters added, unless the handler set the same header itself (it knows better).
+  for (const auto& f : extra_headers_.fields()) {
+    if (headers.Has(f.name)) continue;
+    out += f.name;
+    out += ": ";
+    out += f.value;
+    out += "\r\n";
+  }
   AppendHeaders(out, headers);
   out += "Date: ";
   out += HttpDate();
