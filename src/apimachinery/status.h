@@ -131,6 +131,7 @@ class [[nodiscard]] StatusOr {
   const T* operator->() const { return &std::get<1>(v_); }
   T& operator*() & { return std::get<1>(v_); }
   const T& operator*() const& { return std::get<1>(v_); }
+  T&& operator*() && { return std::get<1>(std::move(v_)); }
 
  private:
   std::variant<Status, T> v_;

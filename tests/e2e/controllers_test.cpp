@@ -186,6 +186,7 @@ TEST_F(ControllersE2E, NewNamespaceGetsDefaultServiceAccountAndRootCA) {
                                       "serviceaccount/default"; }));
   std::string ca = ReadFile(server_->data_dir() + "/pki/ca.crt");
   ASSERT_FALSE(ca.empty());
+  while (!ca.empty() && ca.back() == '\n') ca.pop_back();  // as Out() returns it
   EXPECT_TRUE(Eventually([&] {
     return Out({"get", "configmap", "kube-root-ca.crt", "-n", "e2e-fresh", "-o", R"(jsonpath={.data.ca\.crt})"}) == ca;
   }));

@@ -79,7 +79,7 @@ TEST(ProtobufWireTest, GetListAndWatchAnswerInProtobuf) {
   EXPECT_EQ(decoded->object.at("data").at("a"), "b");
 
   // A watch in protobuf: length-prefixed WatchEvent frames.
-  std::string watch = "GET /api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1 HTTP/1.1\r\nHost: x\r\n"
+  std::string watch = "GET /api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1&fieldSelector=metadata.name%3Dwire HTTP/1.1\r\nHost: x\r\n"
                       "Connection: close\r\nAccept: application/vnd.kubernetes.protobuf;stream=watch\r\n\r\n";
   auto w = RawHttps(s.port(), {watch}, cert, key);
   ASSERT_EQ(HttpStatusOf(w.response), 200) << w.response.substr(0, 300);
