@@ -1,38 +1,86 @@
 #include "auth/authn/authenticator.h"
 
+#include <set>
+
 namespace capstan::authn {
+
+Audiences IntersectAudiences(const Audiences& have, const Audiences& want) {
+  Audiences out;
+  for (const auto& w : want) {
+    for (const auto& h : have) {
+      if (h == w) {
+        out.push_back(w);
+        break;
+      }
+    }
+  }
+  return out;
+}
 
 Status UnauthorizedStatus() { return Status(401, "Unauthorized", "Unauthorized"); }
 
-Task<StatusOr<std::optional<UserInfo>>> UnionAuthenticator::Authenticate(const http::HttpRequest& req) {
-  std::optional<Status> first_error;
+Status AuthError(std::string message) { return Status(401, "Unauthorized", std::move(message)); }
+
+Status AggregateAuthErrors(const std::vector<Status>& errors) {
+  if (errors.empty()) return Status();
+  if (errors.size() == 1) return errors[0];
+  std::set<std::string> seen;
+  std::string joined;
+  for (const auto& e : errors) {
+    if (!seen.insert(e.message()).second) continue;
+    if (seen.size() > 1) joined += ", ";
+    joined += e.message();
+  }
+  if (seen.size() == 1) return AuthError(joined);
+  return AuthError("[" + joined + "]");
+}
+
+Task<StatusOr<std::optional<UserInfo>>> RequestAuthenticator::Authenticate(const http::HttpRequest& req) {
+  auto r = co_await AuthenticateRequest(req, {});
+  if (!r.ok()) co_return r.TakeStatus();
+  if (!r->has_value()) co_return std::optional<UserInfo>();
+  co_return std::optional<UserInfo>(std::move((*r)->user));
+}
+
+Task<AuthResult> UnionAuthenticator::AuthenticateRequest(const http::HttpRequest& req, const Audiences& audiences) {
+  std::vector<Status> errors;
   for (auto& m : members_) {
-    auto r = co_await m->Authenticate(req);
+    auto r = co_await m->AuthenticateRequest(req, audiences);
     if (!r.ok()) {
-      if (!first_error) first_error = r.TakeStatus();
+      errors.push_back(r.TakeStatus());
       continue;
     }
     if (r->has_value()) co_return std::move(*r);
   }
-  if (first_error) co_return *first_error;
-  co_return std::optional<UserInfo>();
+  if (!errors.empty()) co_return AggregateAuthErrors(errors);
+  co_return std::optional<Response>();
 }
 
-Task<StatusOr<std::optional<UserInfo>>> TopLevelAuthenticator::Authenticate(const http::HttpRequest& req) {
-  auto r = co_await inner_->Authenticate(req);
+Task<AuthResult> TopLevelAuthenticator::AuthenticateRequest(const http::HttpRequest& req, const Audiences& audiences) {
+  const bool implicit = audiences.empty();
+  const Audiences& want = implicit ? api_audiences_ : audiences;
+  auto r = co_await inner_->AuthenticateRequest(req, want);
   if (!r.ok()) co_return r;
   if (r->has_value()) {
-    UserInfo& u = **r;
-    if (!u.InGroup(http::kAllAuthenticated)) u.groups.push_back(http::kAllAuthenticated);
+    Response& resp = **r;
+    if (implicit && !want.empty() && !resp.audiences.empty() && IntersectAudiences(want, resp.audiences).empty()) {
+      co_return AuthError("token audiences are invalid for the server's audiences");
+    }
+    // kube's AuthenticatedGroupAdder: not for system:anonymous, nor for users already in either group.
+    if (resp.user.name != http::kAnonymousUser && !resp.user.InGroup(http::kAllAuthenticated) &&
+        !resp.user.InGroup(http::kAllUnauthenticated)) {
+      resp.user.groups.push_back(http::kAllAuthenticated);
+    }
     co_return r;
   }
   if (anonymous_) {
-    UserInfo anon;
-    anon.name = http::kAnonymousUser;
-    anon.groups = {http::kAllUnauthenticated};
-    co_return std::optional<UserInfo>(std::move(anon));
+    Response anon;
+    anon.user.name = http::kAnonymousUser;
+    anon.user.groups = {http::kAllUnauthenticated};
+    anon.audiences = want;
+    co_return std::optional<Response>(std::move(anon));
   }
-  co_return std::optional<UserInfo>();
+  co_return std::optional<Response>();
 }
 
 }  // namespace capstan::authn

@@ -46,15 +46,38 @@ StatusOr<std::unique_ptr<X509Authenticator>> X509Authenticator::FromPem(const st
   return a;
 }
 
-StatusOr<std::optional<UserInfo>> X509Authenticator::Verify(const std::vector<std::string>& chain_der) const {
-  if (chain_der.empty()) return std::optional<UserInfo>();
+namespace {
+
+// Go crypto/x509's wording for the failures clients see most.
+std::string GoVerifyError(int err) {
+  switch (err) {
+    case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT:
+    case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
+    case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT:
+    case X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN:
+    case X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+      return "x509: certificate signed by unknown authority";
+    case X509_V_ERR_CERT_HAS_EXPIRED:
+    case X509_V_ERR_CERT_NOT_YET_VALID:
+      return "x509: certificate has expired or is not yet valid";
+    case X509_V_ERR_INVALID_PURPOSE:
+      return "x509: certificate specifies an incompatible key usage";
+    default:
+      return std::string("x509: ") + X509_verify_cert_error_string(err);
+  }
+}
+
+}  // namespace
+
+StatusOr<std::optional<VerifiedChain>> X509Authenticator::VerifyChain(const std::vector<std::string>& chain_der) const {
+  if (chain_der.empty()) return std::optional<VerifiedChain>();
   std::vector<X509*> certs;
   for (const auto& der : chain_der) {
     const auto* p = reinterpret_cast<const unsigned char*>(der.data());
     X509* c = d2i_X509(nullptr, &p, static_cast<long>(der.size()));
     if (!c) {
       for (auto* x : certs) X509_free(x);
-      return UnauthorizedStatus();
+      return AuthError("verifying certificate failed: x509: malformed certificate");
     }
     certs.push_back(c);
   }
@@ -68,9 +91,9 @@ StatusOr<std::optional<UserInfo>> X509Authenticator::Verify(const std::vector<st
   X509_STORE_CTX_free(ctx);
   sk_X509_free(intermediates);
 
-  std::optional<UserInfo> user;
+  StatusOr<std::optional<VerifiedChain>> result = std::optional<VerifiedChain>();
   if (ok == 1) {
-    UserInfo u;
+    VerifiedChain v;
     X509_NAME* subject = X509_get_subject_name(certs[0]);
     for (int i = 0; i < X509_NAME_entry_count(subject); ++i) {
       X509_NAME_ENTRY* e = X509_NAME_get_entry(subject, i);
@@ -80,59 +103,38 @@ StatusOr<std::optional<UserInfo>> X509Authenticator::Verify(const std::vector<st
       if (len < 0) continue;
       std::string value(reinterpret_cast<char*>(utf8), static_cast<size_t>(len));
       OPENSSL_free(utf8);
-      if (nid == NID_commonName) u.name = value;
-      if (nid == NID_organizationName) u.groups.push_back(value);
+      if (nid == NID_commonName) v.common_name = value;
+      if (nid == NID_organizationName) v.organizations.push_back(value);
     }
-    if (!u.name.empty()) user = std::move(u);
+    result = std::optional<VerifiedChain>(std::move(v));
   } else {
-    LogDebug("client certificate rejected", {{"reason", X509_verify_cert_error_string(err)}});
+    std::string why = GoVerifyError(err);
+    LogDebug("client certificate rejected", {{"reason", why}});
+    result = AuthError("verifying certificate failed: " + why);
   }
   for (auto* x : certs) X509_free(x);
-  if (!user) return UnauthorizedStatus();
-  return user;
+  return result;
 }
 
-Task<StatusOr<std::optional<UserInfo>>> X509Authenticator::Authenticate(const http::HttpRequest& req) {
-  if (req.peer_certs_der.empty()) co_return std::optional<UserInfo>();
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int digest_len = 0;
-  EVP_MD_CTX* md = EVP_MD_CTX_new();
-  EVP_DigestInit_ex(md, EVP_sha256(), nullptr);
-  for (const auto& der : req.peer_certs_der) {
-    uint64_t n = der.size();
-    EVP_DigestUpdate(md, &n, sizeof n);
-    EVP_DigestUpdate(md, der.data(), der.size());
-  }
-  EVP_DigestFinal_ex(md, digest, &digest_len);
-  EVP_MD_CTX_free(md);
-  std::string key(reinterpret_cast<char*>(digest), digest_len);
-  auto now = std::chrono::steady_clock::now();
-  {
-    std::lock_guard lock(cache_mu_);
-    auto it = cache_.find(key);
-    if (it != cache_.end()) {
-      if (it->second.expires > now) co_return std::optional<UserInfo>(it->second.user);
-      cache_.erase(it);
-    }
-  }
-  auto r = Verify(req.peer_certs_der);
-  if (r.ok() && r->has_value()) {
-    // Cache until a minute from now, or the leaf's expiry if sooner.
-    auto expires = now + std::chrono::minutes(1);
-    const auto* p = reinterpret_cast<const unsigned char*>(req.peer_certs_der[0].data());
-    if (X509* leaf = d2i_X509(nullptr, &p, static_cast<long>(req.peer_certs_der[0].size()))) {
-      int days = 0, secs = 0;
-      if (ASN1_TIME_diff(&days, &secs, nullptr, X509_get0_notAfter(leaf))) {
-        auto left = std::chrono::seconds(static_cast<int64_t>(days) * 86400 + secs);
-        if (now + left < expires) expires = now + left;
-      }
-      X509_free(leaf);
-    }
-    std::lock_guard lock(cache_mu_);
-    if (cache_.size() > 4096) cache_.clear();
-    cache_[key] = CachedUser{**r, expires};
-  }
-  co_return r;
+StatusOr<std::optional<UserInfo>> X509Authenticator::Verify(const std::vector<std::string>& chain_der) const {
+  auto chain = VerifyChain(chain_der);
+  if (!chain.ok()) return chain.TakeStatus();
+  if (!chain->has_value()) return std::optional<UserInfo>();
+  // kube's CommonNameUserConversion: a certificate without a CN names no user (no opinion).
+  if ((*chain)->common_name.empty()) return std::optional<UserInfo>();
+  UserInfo u;
+  u.name = std::move((*chain)->common_name);
+  u.groups = std::move((*chain)->organizations);
+  return std::optional<UserInfo>(std::move(u));
+}
+
+Task<AuthResult> X509Authenticator::AuthenticateRequest(const http::HttpRequest& req, const Audiences&) {
+  auto u = Verify(req.peer_certs_der);
+  if (!u.ok()) co_return u.TakeStatus();
+  if (!u->has_value()) co_return std::optional<Response>();
+  Response r;
+  r.user = std::move(**u);
+  co_return std::optional<Response>(std::move(r));
 }
 
 }  // namespace capstan::authn
