@@ -13,11 +13,12 @@
 #include "api/batch/batch.h"
 #include "api/coordination/coordination.h"
 #include "api/core/core.h"
+#include "api/core/core_resources.h"
+#include "api/core/kubernetes_service.h"
 #include "api/policy/policy.h"
 #include "api/schemas/builtin_schemas.h"
 #include "apimachinery/protobuf_codec.h"
 #include "apimachinery/schema_registry.h"
-#include "auth/authn/x509.h"
 #include "controllers/controller_manager.h"
 #include "endpoints/api_handler.h"
 #include "endpoints/installer.h"
@@ -25,6 +26,8 @@
 #include "storage/backend_object_store.h"
 #include "storage/cacher/cacher_factory.h"
 #include "storage/embedded/embedded_backend.h"
+#include "cmd/storage_setup.h"
+#include "cmd/authentication.h"
 #include "cmd/kubeconfig.h"
 #include "cmd/pki.h"
 #include "cmd/version.h"
@@ -33,6 +36,7 @@
 #include "server/http_server.h"
 #include "server/nonresource.h"
 #include "server/router.h"
+#include "registry/ip_range.h"
 #include "util/log.h"
 #include "util/strings.h"
 
@@ -43,7 +47,7 @@ struct App::State {
   MetricsRegistry metrics;
   std::unique_ptr<server::RequestMetrics> request_metrics;
   server::RequestWaitGroup wait_group;
-  std::unique_ptr<authn::RequestAuthenticator> authenticator;
+  std::unique_ptr<AuthenticationSetup> authentication;
   std::unique_ptr<authz::Authorizer> authorizer;
   server::HealthChecks health;
   server::Router router;
@@ -51,11 +55,15 @@ struct App::State {
   std::atomic<bool> shutting_down{false};
 
   std::unique_ptr<storage::Backend> backend;
+  // Encryption at rest, health checks and the etcd compactor for `backend`; destroyed before it.
+  std::unique_ptr<StorageSetup> storage;
   std::unique_ptr<storage::ObjectStore> objects;
   std::unique_ptr<storage::CacherFactory> caches;  // the watch cache in front of each resource
   std::unique_ptr<apimachinery::SchemaRegistry> schemas;
   endpoints::ApiRegistry apis;
   std::unique_ptr<endpoints::ApiHandler> api_handler;
+  // The default/kubernetes Service and Endpoints (kube's bootstrap controller).
+  std::unique_ptr<api::core::KubernetesServiceController> kubernetes_service;
   std::unique_ptr<endpoints::OpenApiHandler> openapi;
   std::unique_ptr<const apimachinery::ProtobufCodec> protobuf;
   std::unique_ptr<admission::Chain> admission;
@@ -141,26 +149,21 @@ Status App::Start() {
 
   std::string cert_file = o.tls_cert_file.empty() ? pki->serving_cert_file : o.tls_cert_file;
   std::string key_file = o.tls_private_key_file.empty() ? pki->serving_key_file : o.tls_private_key_file;
-  std::string client_ca = o.client_ca_file.empty() ? pki->ca_cert_file : o.client_ca_file;
 
   // Authentication: the union in kube's order, then system:authenticated and anonymous.
-  std::vector<std::unique_ptr<authn::RequestAuthenticator>> authenticators;
-  auto x509 = authn::X509Authenticator::FromFile(client_ca);
-  if (!x509.ok()) return x509.status();
-  authenticators.push_back(std::move(*x509));
-  s.authenticator = std::make_unique<authn::TopLevelAuthenticator>(
-      std::make_unique<authn::UnionAuthenticator>(std::move(authenticators)), o.anonymous_auth);
+  auto authentication = AuthenticationSetup::Create(
+      o, *pki, s.apis, [&s] { return ServerUrl(s.opts.bind_address, s.http ? s.http->port() : 0); });
+  if (!authentication.ok()) return authentication.status();
+  s.authentication = std::move(*authentication);
   s.authorizer = BuildAuthorizer(o.authorization_modes);
 
-  // Storage: the embedded store in the data dir.
-  storage::EmbeddedOptions eo;
-  eo.dir = o.data_dir + "/store";
-  eo.quota_bytes = o.storage_quota_bytes;
-  eo.metrics = &s.metrics;
-  auto backend = storage::OpenEmbeddedBackend(eo);
-  if (!backend.ok()) return backend.status();
-  s.backend = std::move(*backend);
-  s.objects = std::make_unique<storage::BackendObjectStore>(*s.backend);
+  // Storage: the embedded store in the data dir, or etcd with --etcd-servers (cmd/storage_setup.h).
+  auto storage_setup = StorageSetup::Open(o, s.metrics);
+  if (!storage_setup.ok()) return storage_setup.status();
+  s.storage = std::move(*storage_setup);
+  s.backend = s.storage->TakeBackend();
+  s.storage->StartCompactor(*s.backend);
+  s.objects = std::make_unique<storage::BackendObjectStore>(*s.backend, s.storage->transformer());
   storage::WatchCacheFlags wc;
   wc.enabled = o.watch_cache;
   wc.default_size = o.default_watch_cache_size;
@@ -197,12 +200,18 @@ Status App::Start() {
   deps.admission = s.admission.get();
   deps.schemas = s.schemas.get();
   deps.prefix = o.etcd_prefix;
-  endpoints::InstallResources(s.apis, api::core::Install(deps));
+  api::core::CoreOptions core_opts;
+  core_opts.service_cluster_ip_range = o.service_cluster_ip_range;
+  core_opts.service_node_port_range = o.service_node_port_range;
+  endpoints::InstallResources(s.apis, api::core::Install(deps, core_opts));
   endpoints::InstallResources(s.apis, api::coordination::Install(deps));
   endpoints::InstallResources(s.apis, api::apps::Install(deps));
   endpoints::InstallResources(s.apis, api::batch::Install(deps));
   endpoints::InstallResources(s.apis, api::autoscaling::Install(deps));
   endpoints::InstallResources(s.apis, api::policy::Install(deps));
+  endpoints::InstallResources(s.apis, s.authentication->AuthenticationApi(deps));
+  endpoints::InstallResources(s.apis, s.authentication->ServiceAccountTokenApi(deps));
+  s.storage->RegisterResources(s.apis);
   RETURN_IF_ERROR(EnsureSystemNamespaces(s.apis));
   endpoints::HandlerLimits limits;
   limits.max_body_bytes = static_cast<size_t>(o.max_request_body_bytes);
@@ -215,6 +224,7 @@ Status App::Start() {
   auto api = [&s](http::RequestContext& ctx) -> Task<void> { co_await s.api_handler->Handle(ctx); };
   s.router.HandlePrefix("/api", api);
   s.router.HandlePrefix("/apis", api);
+  s.authentication->InstallDiscoveryRoutes(s.router);
   s.openapi = std::make_unique<endpoints::OpenApiHandler>(s.apis, s.schemas.get(), GitVersion());
   s.router.Handle("/openapi/v2", [&s](http::RequestContext& ctx) -> Task<void> { co_await s.openapi->HandleV2(ctx); });
   s.router.HandlePrefix("/openapi/v3", [&s](http::RequestContext& ctx) -> Task<void> { co_await s.openapi->HandleV3(ctx); });
@@ -224,7 +234,7 @@ Status App::Start() {
 
   s.health.Add("ping", []() -> Task<Status> { co_return Status(); });
   s.health.Add("log", []() -> Task<Status> { co_return Status(); });
-  s.health.Add("storage", [&s]() -> Task<Status> { co_return co_await s.backend->Check(); });
+  s.storage->AddHealthChecks(s.health, *s.backend);
   s.health.Add(
       "poststarthook/storage-readiness", [&s]() -> Task<Status> { co_return s.caches->Ready(); },
       server::HealthChecks::kReadyz);
@@ -241,7 +251,7 @@ Status App::Start() {
   server::InstallRootPaths(s.router);
 
   server::ChainConfig chain;
-  chain.authenticator = s.authenticator.get();
+  chain.authenticator = &s.authentication->authenticator();
   chain.authorizer = s.authorizer.get();
   chain.metrics = s.request_metrics.get();
   chain.wait_group = &s.wait_group;
@@ -271,6 +281,24 @@ Status App::Start() {
   });
   RETURN_IF_ERROR(st);
   RETURN_IF_ERROR(written);
+  {
+    auto snap = s.apis.Snapshot();
+    const auto* services = snap->FindResource("", "v1", "services", "");
+    const auto* endpoints = snap->FindResource("", "v1", "endpoints", "");
+    auto range = registry::IpRange::Parse(Split(o.service_cluster_ip_range, ',')[0]);
+    if (services && endpoints && range.ok()) {
+      api::core::KubernetesServiceController::Config kc;
+      kc.services = services->storage.get();
+      kc.endpoints = endpoints->storage.get();
+      kc.store = s.objects.get();
+      kc.prefix = o.etcd_prefix;
+      kc.cluster_ip = range->First().String();
+      kc.public_ip = api::core::KubernetesServiceController::ChoosePublicIp(o.advertise_address, o.bind_address);
+      kc.port = s.http->port();
+      s.kubernetes_service = std::make_unique<api::core::KubernetesServiceController>(std::move(kc));
+      s.kubernetes_service->Start();
+    }
+  }
 
   // The control loops, in process, acting through the API (src/controllers/).
   controllers::ControllerManagerOptions co;
@@ -297,6 +325,7 @@ void App::Shutdown() {
   State& s = *s_;
   LogInfo("shutting down");
   s.shutting_down = true;
+  if (s.kubernetes_service) s.kubernetes_service->Stop();  // this server leaves the kubernetes Endpoints
   if (s.controllers) s.controllers->Stop();
   if (s.opts.shutdown_delay.count() > 0) {
     std::this_thread::sleep_for(s.opts.shutdown_delay);

@@ -5,6 +5,7 @@
 #include <regex>
 #include <set>
 
+#include "cmd/authn_flags.h"
 #include "cmd/kube_flags.h"
 #include "controllers/selection.h"
 #include "cmd/version.h"
@@ -30,6 +31,8 @@ constexpr CapstanFlag kCapstanFlags[] = {
      "Size limit of the embedded store; writes beyond it fail with \"database space exceeded\"."},
     {"max-request-body-bytes", FlagKind::kInt64, "3145728",
      "Largest request body accepted; a larger one is answered 413 RequestEntityTooLarge."},
+    {"basic-auth-file", FlagKind::kString, "",
+     "CSV file of password,user,uid[,\"group1,group2\"] for HTTP basic auth (removed from kube in 1.19; insecure)."},
     // kube-controller-manager's flags for the in-process control loops.
     {"controllers", FlagKind::kStringSlice, "*,token-cleaner-controller",
      "Control loops to run: '*' all on by default, 'foo' enables foo, '-foo' disables foo (kube-controller-manager "
@@ -156,6 +159,7 @@ const std::map<std::string, Setter>& Setters() {
        }},
       {"service-cluster-ip-range",
        [](Options& o, const std::string& v) { o.service_cluster_ip_range = v; return Status(); }},
+      {"advertise-address", [](Options& o, const std::string& v) { o.advertise_address = v; return Status(); }},
       {"service-node-port-range",
        [](Options& o, const std::string& v) { o.service_node_port_range = v; return Status(); }},
       {"enable-admission-plugins",
@@ -170,6 +174,31 @@ const std::map<std::string, Setter>& Setters() {
        }},
       {"etcd-servers", [](Options& o, const std::string& v) { o.etcd_servers = SplitList(v); return Status(); }},
       {"etcd-prefix", [](Options& o, const std::string& v) { o.etcd_prefix = v; return Status(); }},
+      {"etcd-cafile", [](Options& o, const std::string& v) { o.etcd_cafile = v; return Status(); }},
+      {"etcd-certfile", [](Options& o, const std::string& v) { o.etcd_certfile = v; return Status(); }},
+      {"etcd-keyfile", [](Options& o, const std::string& v) { o.etcd_keyfile = v; return Status(); }},
+      {"etcd-compaction-interval",
+       [](Options& o, const std::string& v) {
+         o.etcd_compaction_interval = *ParseGoDuration(v);
+         return Status();
+       }},
+      {"etcd-healthcheck-timeout",
+       [](Options& o, const std::string& v) {
+         o.etcd_healthcheck_timeout = *ParseGoDuration(v);
+         return Status();
+       }},
+      {"etcd-readycheck-timeout",
+       [](Options& o, const std::string& v) {
+         o.etcd_readycheck_timeout = *ParseGoDuration(v);
+         return Status();
+       }},
+      {"storage-initialization-timeout",
+       [](Options& o, const std::string& v) {
+         o.storage_initialization_timeout = *ParseGoDuration(v);
+         return Status();
+       }},
+      {"encryption-provider-config",
+       [](Options& o, const std::string& v) { o.encryption_provider_config = v; return Status(); }},
       {"watch-cache", [](Options& o, const std::string& v) { o.watch_cache = ParseBoolValue(v); return Status(); }},
       {"default-watch-cache-size",
        [](Options& o, const std::string& v) { return IntSetter(o.default_watch_cache_size, v); }},
@@ -337,6 +366,10 @@ ParseOutcome ParseOptions(const std::vector<std::string>& args) {
     o.given[name].push_back(value);
     auto it = setters.find(name);
     if (it == setters.end()) {
+      if (auto st = SetAuthenticationFlag(o.authentication, name, value)) {
+        if (!st->ok()) return error(st->message());
+        continue;
+      }
       ignored.insert(name);
       continue;
     }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "apimachinery/status.h"
+#include "auth/authn/config.h"
 
 namespace capstan::cmd {
 
@@ -36,11 +37,13 @@ struct Options {
   std::chrono::nanoseconds shutdown_delay = std::chrono::seconds(0);
   std::string service_cluster_ip_range = "10.0.0.0/24";
   std::string service_node_port_range = "30000-32767";
+  std::string advertise_address;  // "": chosen as kube does (bind address, else the host's)
 
   // Authentication and authorization.
   std::string client_ca_file;
   bool anonymous_auth = true;
   std::vector<std::string> authorization_modes;  // empty: Capstan's default
+  authn::AuthenticationConfig authentication;     // the other authentication flags (cmd/authn_flags.cpp)
 
   // Admission.
   std::vector<std::string> enable_admission_plugins;
@@ -49,6 +52,14 @@ struct Options {
   // Storage.
   std::vector<std::string> etcd_servers;
   std::string etcd_prefix = "/registry";
+  std::string etcd_cafile;
+  std::string etcd_certfile;
+  std::string etcd_keyfile;
+  std::chrono::nanoseconds etcd_compaction_interval = std::chrono::minutes(5);
+  std::chrono::nanoseconds etcd_healthcheck_timeout = std::chrono::seconds(2);
+  std::chrono::nanoseconds etcd_readycheck_timeout = std::chrono::seconds(2);
+  std::chrono::nanoseconds storage_initialization_timeout = std::chrono::minutes(1);
+  std::string encryption_provider_config;
   bool watch_cache = true;                      // --watch-cache
   int default_watch_cache_size = 100;           // --default-watch-cache-size
   std::vector<std::string> watch_cache_sizes;   // --watch-cache-sizes resource[.group]#size

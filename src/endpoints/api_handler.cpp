@@ -95,7 +95,9 @@ Task<void> ApiHandler::Handle(http::RequestContext& ctx) const {
   if (!entry->info.namespaced) s.ctx().namespace_.clear();
   const std::string& v = info.verb;
   const am::GroupResource gr{entry->info.group, entry->info.resource};
-  if (v == "get" && entry->getter) {
+  if (entry->connecter) {
+    co_await HandleConnect(s);
+  } else if (v == "get" && entry->getter) {
     co_await HandleGet(s);
   } else if (v == "list" && entry->lister) {
     co_await HandleList(s);

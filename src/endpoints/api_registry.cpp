@@ -23,6 +23,7 @@ void ProbeCapabilities(ResourceEntry& e) {
   e.patcher = dynamic_cast<registry::Patcher*>(s);
   e.deleter = dynamic_cast<registry::GracefulDeleter*>(s);
   e.collection_deleter = dynamic_cast<registry::CollectionDeleter*>(s);
+  e.connecter = dynamic_cast<registry::Connecter*>(s);
   e.table = dynamic_cast<registry::TableConvertor*>(s);
   e.verbs = VerbsOf(e);
 }
@@ -30,13 +31,21 @@ void ProbeCapabilities(ResourceEntry& e) {
 std::vector<std::string> VerbsOf(const ResourceEntry& e) {
   // kube lists them in this order in discovery.
   std::vector<std::string> v;
-  if (e.creater) v.push_back("create");
-  if (e.deleter) v.push_back("delete");
+  // A connecter's methods are listed as the verbs they map to (POST: create, GET: get, ...).
+  auto connects = [&](const char* method) {
+    if (!e.connecter) return false;
+    for (const auto& m : e.connecter->ConnectMethods()) {
+      if (m == method) return true;
+    }
+    return false;
+  };
+  if (e.creater || connects("POST")) v.push_back("create");
+  if (e.deleter || connects("DELETE")) v.push_back("delete");
   if (e.collection_deleter) v.push_back("deletecollection");
-  if (e.getter) v.push_back("get");
+  if (e.getter || connects("GET")) v.push_back("get");
   if (e.lister) v.push_back("list");
-  if (e.patcher) v.push_back("patch");
-  if (e.updater) v.push_back("update");
+  if (e.patcher || connects("PATCH")) v.push_back("patch");
+  if (e.updater || connects("PUT")) v.push_back("update");
   if (e.watcher) v.push_back("watch");
   return v;
 }

@@ -30,6 +30,7 @@ struct ResourceEntry {
   registry::Patcher* patcher = nullptr;
   registry::GracefulDeleter* deleter = nullptr;
   registry::CollectionDeleter* collection_deleter = nullptr;
+  registry::Connecter* connecter = nullptr;      // log, exec, attach, portforward, proxy
   registry::TableConvertor* table = nullptr;
   std::vector<std::string> verbs;                // discovery, in kube's order
   const apimachinery::Schema* schema = nullptr;  // the kind's schema (validation, pruning, patches)

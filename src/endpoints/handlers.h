@@ -14,6 +14,8 @@ Task<void> HandleUpdate(Scope& s);
 Task<void> HandlePatch(Scope& s);
 Task<void> HandleDelete(Scope& s);
 Task<void> HandleDeleteCollection(Scope& s);
+// Any method on a Connecter subresource (pods/log, pods/exec, services/proxy, ...).
+Task<void> HandleConnect(Scope& s);
 
 // ListOptions from the query, validated as kube's ValidateListOptions (422 ListOptions.meta.k8s.io).
 StatusOr<registry::ListOptions> ParseListOptions(const http::Query& q);

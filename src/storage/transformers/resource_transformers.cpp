@@ -12,6 +12,11 @@ ResourceTransformers::ResourceTransformers(std::map<GroupResource, std::shared_p
                                            std::string prefix)
     : by_resource_(std::move(by_resource)), prefix_(std::move(prefix)) {
   while (!prefix_.empty() && prefix_.back() == '/') prefix_.pop_back();
+  // Built-in resources of named groups live under <prefix>/<resource> (kube's layout): known before
+  // the API is wired, so reads at start-up already find their providers.
+  for (const auto& [gr, t] : by_resource_) {
+    if (!gr.group.empty() && gr.group != "*" && gr.resource != "*") roots_[prefix_ + "/" + gr.resource] = gr;
+  }
 }
 
 void ResourceTransformers::RegisterResource(const std::string& key_root, const std::string& group,

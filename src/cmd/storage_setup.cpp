@@ -1,0 +1,106 @@
+#include "cmd/storage_setup.h"
+
+#include "registry/store.h"
+#include "storage/embedded/embedded_backend.h"
+#include "storage/etcd3/compactor.h"
+#include "storage/etcd3/etcd3_backend.h"
+#include "storage/etcd3/health_check.h"
+#include "storage/transformers/resource_transformers.h"
+#include "util/duration.h"
+#include "util/log.h"
+#include "util/strings.h"
+
+namespace capstan::cmd {
+namespace {
+
+using std::chrono::duration_cast;
+using std::chrono::milliseconds;
+
+// path.Join("/", prefix, "health"), as kube's probe key.
+std::string HealthKey(const std::string& prefix) {
+  std::string p = prefix;
+  while (!p.empty() && p.back() == '/') p.pop_back();
+  while (!p.empty() && p.front() == '/') p.erase(p.begin());
+  return p.empty() ? "/health" : "/" + p + "/health";
+}
+
+}  // namespace
+
+StorageSetup::~StorageSetup() = default;
+
+StatusOr<std::unique_ptr<StorageSetup>> StorageSetup::Open(const Options& o, MetricsRegistry& metrics) {
+  std::unique_ptr<StorageSetup> s(new StorageSetup());
+  s->options_ = o;
+  if (!o.encryption_provider_config.empty()) {
+    auto t = storage::transformers::LoadResourceTransformers(o.encryption_provider_config, o.etcd_prefix);
+    if (!t.ok()) return Status(400, "BadRequest", t.status().message());
+    s->transformers_ = std::move(*t);
+    LogInfo("encryption at rest configured", {{"config", o.encryption_provider_config}});
+  }
+  if (o.etcd_servers.empty()) {
+    storage::EmbeddedOptions eo;
+    eo.dir = o.data_dir + "/store";
+    eo.quota_bytes = o.storage_quota_bytes;
+    eo.metrics = &metrics;
+    auto backend = storage::OpenEmbeddedBackend(eo);
+    if (!backend.ok()) return backend.status();
+    s->backend_ = std::move(*backend);
+    return s;
+  }
+  storage::etcd3::EtcdOptions eo;
+  eo.endpoints = o.etcd_servers;
+  eo.ca_file = o.etcd_cafile;
+  eo.cert_file = o.etcd_certfile;
+  eo.key_file = o.etcd_keyfile;
+  eo.health_key = HealthKey(o.etcd_prefix);
+  eo.metrics = &metrics;
+  auto backend = storage::etcd3::OpenEtcd3Backend(eo);
+  if (!backend.ok()) return Status(400, "BadRequest", backend.status().message());
+  s->etcd_health_ = std::make_unique<storage::etcd3::EtcdHealth>(eo);
+  const auto wait = duration_cast<milliseconds>(o.storage_initialization_timeout);
+  LogInfo("waiting for etcd", {{"endpoints", Join(o.etcd_servers, ",")}, {"timeout", FormatGoDuration(wait)}});
+  Status reached = s->etcd_health_->WaitForClient(wait);
+  if (!reached.ok()) {
+    return Status(503, "ServiceUnavailable",
+                  "etcd is not reachable at " + Join(o.etcd_servers, ",") + " after " + FormatGoDuration(wait) +
+                      " (--storage-initialization-timeout): " + reached.message());
+  }
+  Status connected = (*backend)->WaitForConnected(wait);
+  if (!connected.ok()) return Status(503, "ServiceUnavailable", "etcd: " + connected.message());
+  LogInfo("etcd reachable", {{"endpoints", Join(o.etcd_servers, ",")}, {"version", (*backend)->ServerVersion()}});
+  s->backend_ = std::move(*backend);
+  return s;
+}
+
+const storage::Transformer* StorageSetup::transformer() const { return transformers_.get(); }
+
+void StorageSetup::StartCompactor(storage::Backend& backend) {
+  if (options_.etcd_servers.empty()) return;
+  compactor_ = std::make_unique<storage::etcd3::Compactor>(backend);
+  compactor_->Start(duration_cast<milliseconds>(options_.etcd_compaction_interval));
+}
+
+void StorageSetup::AddHealthChecks(server::HealthChecks& health, storage::Backend& backend) {
+  if (!etcd_health_) {
+    health.Add("storage", [&backend]() -> Task<Status> { co_return co_await backend.Check(); });
+    return;
+  }
+  health.Add("etcd", etcd_health_->MakeCheck(duration_cast<milliseconds>(options_.etcd_healthcheck_timeout)));
+  health.Add("etcd-readiness", etcd_health_->MakeCheck(duration_cast<milliseconds>(options_.etcd_readycheck_timeout)),
+             server::HealthChecks::kReadyz);
+}
+
+void StorageSetup::RegisterResources(const endpoints::ApiRegistry& apis) {
+  if (!transformers_) return;
+  auto snap = apis.Snapshot();
+  for (const auto& [gv, entry] : snap->versions) {
+    for (const auto& [name, r] : entry.resources) {
+      if (!r.info.subresource.empty()) continue;
+      if (const auto* store = dynamic_cast<const registry::Store*>(r.storage.get())) {
+        transformers_->RegisterResource(store->config().key_root, r.info.group, r.info.resource);
+      }
+    }
+  }
+}
+
+}  // namespace capstan::cmd

@@ -1,0 +1,65 @@
+// cmd/storage_setup.h: the storage a Capstan process runs on, from its flags: the embedded store in
+// --data-dir, or an etcd cluster with --etcd-servers; plus encryption at rest
+// (--encryption-provider-config) and the storage health checks.
+//
+// With etcd: the health client is made in the background as kube-apiserver makes it
+// (storage/etcd3/health_check.h), and start-up waits for it for at most
+// --storage-initialization-timeout, then fails with a message naming the endpoints and the last
+// error; requests use a client of their own; one replica per interval compacts
+// (--etcd-compaction-interval, storage/etcd3/compactor.h). Keys carry --etcd-prefix because the
+// registry builds them under it; the backend adds nothing (kube's keys, byte for byte).
+//
+// Health checks: "storage" for the embedded store; "etcd" (/healthz, /livez, /readyz, with
+// --etcd-healthcheck-timeout) and "etcd-readiness" (/readyz, with --etcd-readycheck-timeout) for etcd,
+// as kube names them.
+//
+// Thread-safety: built and wired once at start; the parts it hands out are thread-safe.
+#pragma once
+
+#include <memory>
+
+#include "apimachinery/status.h"
+#include "cmd/options.h"
+#include "endpoints/api_registry.h"
+#include "server/healthz.h"
+#include "storage/backend.h"
+#include "storage/transformer.h"
+#include "util/metrics.h"
+
+namespace capstan::storage::etcd3 {
+class EtcdHealth;
+class Compactor;
+}  // namespace capstan::storage::etcd3
+namespace capstan::storage::transformers {
+class ResourceTransformers;
+}
+
+namespace capstan::cmd {
+
+class StorageSetup {
+ public:
+  static StatusOr<std::unique_ptr<StorageSetup>> Open(const Options& options, MetricsRegistry& metrics);
+  ~StorageSetup();
+
+  // The backend, for the caller to own (it must outlive the compactor and transformer users: the
+  // caller keeps this StorageSetup alive as long as the backend).
+  std::unique_ptr<storage::Backend> TakeBackend() { return std::move(backend_); }
+  // null when every value is stored as it is (no --encryption-provider-config).
+  const storage::Transformer* transformer() const;
+  // Starts the compactor on `backend` (etcd only).
+  void StartCompactor(storage::Backend& backend);
+  void AddHealthChecks(server::HealthChecks& health, storage::Backend& backend);
+  // Tells the encryption transformer which group/resource each served resource's key root holds.
+  void RegisterResources(const endpoints::ApiRegistry& apis);
+
+ private:
+  StorageSetup() = default;
+
+  Options options_;
+  std::unique_ptr<storage::Backend> backend_;
+  std::unique_ptr<storage::etcd3::EtcdHealth> etcd_health_;
+  std::unique_ptr<storage::etcd3::Compactor> compactor_;
+  std::unique_ptr<storage::transformers::ResourceTransformers> transformers_;
+};
+
+}  // namespace capstan::cmd
