@@ -1,5 +1,7 @@
 #include "auth/authz/authorizer.h"
 
+#include <set>
+
 namespace capstan::authz {
 
 Attributes Attributes::FromRequest(const http::UserInfo& user, const http::RequestInfo& info) {
@@ -14,7 +16,19 @@ Attributes Attributes::FromRequest(const http::UserInfo& user, const http::Reque
   a.subresource = info.subresource;
   a.name = info.name;
   a.path = info.path;
+  if (info.is_resource_request &&
+      (info.verb == "list" || info.verb == "watch" || info.verb == "deletecollection")) {
+    a.field_selector = info.field_selector;
+    a.label_selector = info.label_selector;
+  }
   return a;
+}
+
+RulesResult AlwaysAllow::RulesFor(const http::UserInfo&, const std::string&) const {
+  RulesResult r;
+  r.resource_rules.push_back({{"*"}, {"*"}, {"*"}, {}});
+  r.non_resource_rules.push_back({{"*"}, {"*"}});
+  return r;
 }
 
 Task<Result> PrivilegedGroupAuthorizer::Authorize(const Attributes& a) {
@@ -27,7 +41,9 @@ Task<Result> AuthenticatedOnly::Authorize(const Attributes& a) {
   if (!a.resource_request && a.verb == "get") {
     const std::string& p = a.path;
     if (p == "/healthz" || p == "/livez" || p == "/readyz" || p == "/version" || p.rfind("/healthz/", 0) == 0 ||
-        p.rfind("/livez/", 0) == 0 || p.rfind("/readyz/", 0) == 0) {
+        p.rfind("/livez/", 0) == 0 || p.rfind("/readyz/", 0) == 0 ||
+        // The service-account issuer's public discovery documents, for relying parties outside the cluster.
+        p == "/.well-known/openid-configuration" || p == "/openid/v1/jwks") {
       co_return Result{Decision::kAllow, ""};
     }
   }
@@ -36,15 +52,48 @@ Task<Result> AuthenticatedOnly::Authorize(const Attributes& a) {
 
 Task<Result> UnionAuthorizer::Authorize(const Attributes& a) {
   std::string reasons;
+  std::vector<std::string> errors;
   for (auto& m : members_) {
     Result r = co_await m->Authorize(a);
-    if (r.decision != Decision::kNoOpinion) co_return r;
+    if (!r.error.empty()) errors.push_back(r.error);
+    if (r.decision != Decision::kNoOpinion) {
+      r.error = AggregateErrors(errors);
+      co_return r;
+    }
     if (!r.reason.empty()) {
       if (!reasons.empty()) reasons += "\n";
       reasons += r.reason;
     }
   }
-  co_return Result{Decision::kNoOpinion, reasons};
+  co_return Result{Decision::kNoOpinion, reasons, AggregateErrors(errors)};
+}
+
+RulesResult UnionAuthorizer::RulesFor(const http::UserInfo& user, const std::string& namespace_) const {
+  RulesResult out;
+  std::vector<std::string> errors;
+  for (const auto& m : members_) {
+    RulesResult r = m->RulesFor(user, namespace_);
+    for (auto& x : r.resource_rules) out.resource_rules.push_back(std::move(x));
+    for (auto& x : r.non_resource_rules) out.non_resource_rules.push_back(std::move(x));
+    out.incomplete = out.incomplete || r.incomplete;
+    if (!r.error.empty()) errors.push_back(std::move(r.error));
+  }
+  out.error = AggregateErrors(errors);
+  return out;
+}
+
+std::string AggregateErrors(const std::vector<std::string>& errs) {
+  if (errs.empty()) return "";
+  if (errs.size() == 1) return errs[0];
+  std::set<std::string> seen;
+  std::string result;
+  for (const auto& e : errs) {
+    if (!seen.insert(e).second) continue;
+    if (seen.size() > 1) result += ", ";
+    result += e;
+  }
+  if (seen.size() == 1) return result;
+  return "[" + result + "]";
 }
 
 namespace {
