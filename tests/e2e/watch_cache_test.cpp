@@ -182,7 +182,10 @@ TEST_F(WatchCacheE2E, KubectlWatchAndAClientNodeInformerReconcileConcurrentChang
     std::string inf = ReadFile(dir + "/informer.json");
     informer_state.clear();
     if (!inf.empty()) {
-      for (const auto& [k, v] : json::parse(inf).as_object()) informer_state[std::string(k)] = std::string(v.as_string());
+      // The parsed document must outlive the loop: a range-for over `json::parse(inf).as_object()` would
+      // iterate a reference into a temporary destroyed before the first iteration.
+      json::value doc = json::parse(inf);
+      for (const auto& [k, v] : doc.as_object()) informer_state[std::string(k)] = std::string(v.as_string());
     }
     informer_state.erase("kube-root-ca.crt");
     if (kubectl_state == want && informer_state == want) break;
