@@ -1,0 +1,304 @@
+// apimachinery/managedfields/field_manager.cpp: Update and Apply bookkeeping of managedFields.
+#include "apimachinery/managedfields/field_manager.h"
+
+#include <boost/json.hpp>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "apimachinery/go_normalize.h"
+
+namespace capstan::apimachinery::managedfields {
+
+namespace json = boost::json;
+
+namespace {
+
+const json::value* ManagedFieldsOf(const json::object& o) {
+  const auto* md = o.if_contains("metadata");
+  if (!md || !md->is_object()) return nullptr;
+  return md->get_object().if_contains("managedFields");
+}
+
+void SetManagedFields(json::object& o, const Managers& m) {
+  auto* md = o.if_contains("metadata");
+  if (!md || !md->is_object()) {
+    if (m.empty()) return;
+    md = &(o["metadata"] = json::object());
+  }
+  if (m.empty()) {
+    md->get_object().erase("managedFields");
+  } else {
+    md->get_object()["managedFields"] = EncodeManagedFields(m);
+  }
+}
+
+// apiVersion, kind and the metadata the server sets are never owned (kube's stripped fields).
+const FieldSet& StripSet() {
+  static const FieldSet s = [] {
+    FieldSet f;
+    auto field = [](const char* n) { return PathElement::Field(n); };
+    f.Insert({field("apiVersion")});
+    f.Insert({field("kind")});
+    f.Insert({field("metadata")});
+    for (const char* n : {"name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName", "generation",
+                          "managedFields", "resourceVersion"}) {
+      f.Insert({field("metadata"), field(n)});
+    }
+    return f;
+  }();
+  return s;
+}
+
+// Drops what this endpoint cannot own: status on the main resource, all but status (and metadata)
+// on the status subresource.
+FieldSet Filter(const FieldSet& s, ResetScope r) {
+  if (r == ResetScope::kNone) return s;
+  FieldSet out;
+  for (const auto& [e, c] : s.children) {
+    bool is_status = e.kind == PathElement::Kind::kField && e.name == "status";
+    bool is_meta = e.kind == PathElement::Kind::kField && e.name == "metadata";
+    if (r == ResetScope::kStatus && is_status) continue;
+    if (r == ResetScope::kAllButStatus && !is_status && !is_meta) continue;
+    out.children.emplace(e, c);
+  }
+  return out;
+}
+
+Comparison FilteredCompare(const FieldManagerScope& scope, const json::value& lhs, const json::value& rhs) {
+  Comparison c = Compare(&lhs, &rhs, scope.schema);
+  c.added = Filter(c.added, scope.reset);
+  c.modified = Filter(c.modified, scope.reset);
+  c.removed = Filter(c.removed, scope.reset);
+  return c;
+}
+
+json::value EmptyObject(const FieldManagerScope& scope) {
+  return scope.empty_object ? json::value(*scope.empty_object) : json::value(json::object());
+}
+
+// Others lose what changed (kube's forced update) and what was removed; empty managers go.
+// With `conflicts`, collects instead the fields others own that changed.
+void TakeFrom(Managers& m, const ManagerId* self, const Comparison& c,
+              std::vector<std::pair<ManagerId, Path>>* conflicts) {
+  FieldSet changed = c.modified.Union(c.added);
+  for (auto& [mid, e] : m) {
+    const ManagerId& id = mid;
+    if (self && id == *self) continue;
+    FieldSet lost = e.fields.Intersection(changed);
+    if (conflicts) {
+      lost.Iterate([&](const Path& p) { conflicts->emplace_back(id, p); });
+      continue;
+    }
+    if (!lost.Empty()) e.fields = e.fields.Difference(lost);
+    if (!c.removed.Empty()) e.fields = e.fields.Difference(c.removed);
+  }
+}
+
+void DropEmpty(Managers& m) {
+  for (auto it = m.begin(); it != m.end();) {
+    if (it->second.fields.Empty()) {
+      it = m.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+// kube's cap on Update managers: the oldest merge into one "ancient-changes" entry per apiVersion.
+void CapUpdateManagers(Managers& m) {
+  std::vector<ManagerId> updaters;
+  for (const auto& [id, e] : m) {
+    if (id.operation == "Update") updaters.push_back(id);
+  }
+  if (updaters.size() <= kMaxUpdateManagers) return;
+  std::stable_sort(updaters.begin(), updaters.end(), [&](const ManagerId& a, const ManagerId& b) {
+    std::string ta = m[a].time.value_or(""), tb = m[b].time.value_or("");
+    if (ta != tb) return ta < tb;
+    return a < b;
+  });
+  size_t length = updaters.size();
+  std::map<std::string, ManagerId> first_of_version;
+  for (size_t i = 0; i < updaters.size() && length > kMaxUpdateManagers; ++i) {
+    const ManagerId& id = updaters[i];
+    ManagedEntry entry = m[id];
+    ManagerId bucket{"ancient-changes", "Update", entry.api_version, ""};
+    auto first = first_of_version.find(entry.api_version);
+    if (first == first_of_version.end()) {
+      first_of_version.emplace(entry.api_version, id);
+      continue;
+    }
+    if (!m.count(bucket)) {
+      ManagedEntry moved = m[first->second];
+      m.erase(first->second);
+      m[bucket] = std::move(moved);
+    }
+    ManagedEntry& b = m[bucket];
+    b.fields = entry.fields.Union(b.fields);
+    b.time = entry.time;
+    m.erase(id);
+    --length;
+  }
+}
+
+// One Update by `manager` from `lhs` to `rhs` on `m` (kube's managedFieldsUpdater over the updater).
+void UpdateManagers(const FieldManagerScope& scope, Managers& m, const json::value& lhs, const json::value& rhs,
+                    const std::string& manager, const std::string& now) {
+  Comparison c = FilteredCompare(scope, lhs, rhs);
+  TakeFrom(m, nullptr, c, nullptr);
+  FieldSet mine = c.modified.Union(c.added).Difference(StripSet());
+  if (!mine.Empty()) {
+    ManagerId id{manager, "Update", scope.api_version, scope.subresource};
+    ManagedEntry& e = m[id];
+    e.fields = mine.Union(e.fields);
+    e.api_version = scope.api_version;
+    e.time = now;
+  }
+  DropEmpty(m);
+  CapUpdateManagers(m);
+}
+
+void AddGoNulls(json::value& v, const Schema* s, int depth) {
+  if (!v.is_object() || !s || depth > 64) return;
+  const Schema& d = s->Deref();
+  for (const auto& [name, ps] : d.properties) {
+    if (auto* cur = v.get_object().if_contains(name)) {
+      AddGoNulls(*cur, ps, depth + 1);
+    } else if (ps->proto && !ps->proto->omitempty) {
+      v.get_object()[name] = nullptr;
+    }
+  }
+}
+
+}  // namespace
+
+const json::object& GoZeroObject(const Schema* schema) {
+  static std::mutex mu;
+  static auto* cache = new std::unordered_map<const Schema*, std::unique_ptr<json::object>>();
+  std::lock_guard<std::mutex> lock(mu);
+  auto& slot = (*cache)[schema];
+  if (!slot) {
+    json::value v = json::object();
+    if (schema) {
+      NormalizeAsGo(v, schema);
+      AddGoNulls(v, schema, 0);
+    }
+    slot = std::make_unique<json::object>(std::move(v.get_object()));
+  }
+  return *slot;
+}
+
+Status ConflictError(const std::vector<std::pair<ManagerId, Path>>& conflicts) {
+  std::string message;
+  if (conflicts.size() == 1) {
+    message = "Apply failed with 1 conflict: conflict with " + DescribeManager(conflicts[0].first) + ": " +
+              PathToString(conflicts[0].second);
+  } else {
+    // Grouped by manager identifier, in order.
+    std::map<std::string, std::pair<ManagerId, std::vector<std::string>>> by;
+    for (const auto& [id, p] : conflicts) {
+      auto& slot = by[id.Identifier()];
+      slot.first = id;
+      slot.second.push_back(PathToString(p));
+    }
+    std::string lines;
+    for (const auto& [key, v] : by) {
+      if (!lines.empty()) lines += "\n";
+      lines += "conflicts with " + DescribeManager(v.first) + ":";
+      for (const auto& p : v.second) lines += "\n- " + p;
+    }
+    message = "Apply failed with " + std::to_string(conflicts.size()) + " conflicts: " + lines;
+  }
+  Status st(409, "Conflict", message);
+  StatusDetails d;
+  for (const auto& [id, p] : conflicts) {
+    d.causes.push_back({"FieldManagerConflict", "conflict with " + DescribeManager(id), PathToString(p)});
+  }
+  st.WithDetails(std::move(d));
+  return st;
+}
+
+void RecordUpdate(const FieldManagerScope& scope, const json::object* live, json::object& obj,
+                  const std::string& manager, const std::string& now) {
+  const json::value* requested = ManagedFieldsOf(obj);
+  Managers m;
+  auto from_live = [&] {
+    if (!live) return Managers();
+    auto d = DecodeManagedFields(ManagedFieldsOf(*live));
+    return d.ok() ? std::move(*d) : Managers();
+  };
+  if (!scope.subresource.empty()) {
+    m = from_live();
+  } else if (IsResetManagedFields(requested)) {
+    m = Managers();
+  } else {
+    auto d = DecodeManagedFields(requested);
+    if (d.ok() && !d->empty()) {
+      m = std::move(*d);
+    } else {
+      m = from_live();
+    }
+  }
+  if (manager.empty()) {
+    // Writes without a manager (in-process) keep the ownership as it is.
+    SetManagedFields(obj, m);
+    return;
+  }
+  // Objects that were never tracked stay so until an apply (kube's skip of non-applied objects).
+  if (live && m.empty()) {
+    SetManagedFields(obj, m);
+    return;
+  }
+  json::value lhs = live ? json::value(*live) : EmptyObject(scope);
+  json::value rhs(obj);
+  UpdateManagers(scope, m, lhs, rhs, manager, now);
+  SetManagedFields(obj, m);
+}
+
+StatusOr<json::object> Apply(const FieldManagerScope& scope, const json::object* live, const json::object& config,
+                             const std::string& manager, bool force, const std::string& now) {
+  json::value empty = EmptyObject(scope);
+  json::value live_v = live ? json::value(*live) : empty;
+  Managers m;
+  if (live) {
+    auto d = DecodeManagedFields(ManagedFieldsOf(*live));
+    if (!d.ok()) return Status(500, "InternalError", "failed to decode managed fields: " + d.status().message());
+    m = std::move(*d);
+    if (m.empty()) {
+      // What the object holds before its first apply belongs to "before-first-apply".
+      UpdateManagers(scope, m, empty, live_v, "before-first-apply", now);
+    }
+  }
+  json::value config_v(config);
+  FieldSet applied = Filter(ToFieldSet(config_v, scope.schema), scope.reset).Difference(StripSet());
+  ManagerId self{manager, "Apply", "", scope.subresource};
+  std::optional<FieldSet> last;
+  std::optional<std::string> last_time;
+  if (auto it = m.find(self); it != m.end()) {
+    last = it->second.fields;
+    last_time = it->second.time;
+  }
+  m[self] = ManagedEntry{applied, scope.api_version, last_time};
+
+  json::value merged = Merge(live_v, config_v, scope.schema);
+  if (last && !last->Empty()) {
+    FieldSet owned;
+    for (const auto& [id, e] : m) owned = owned.Union(e.fields);
+    PruneUnowned(merged, *last, owned, scope.schema);
+  }
+  Comparison c = FilteredCompare(scope, live_v, merged);
+  if (!force) {
+    std::vector<std::pair<ManagerId, Path>> conflicts;
+    TakeFrom(m, &self, c, &conflicts);
+    if (!conflicts.empty()) return ConflictError(conflicts);
+  }
+  TakeFrom(m, &self, c, nullptr);
+  DropEmpty(m);
+  if (!c.IsSame() && m.count(self)) m[self].time = now;
+  if (!merged.is_object()) return Status(400, "BadRequest", "the apply configuration is not an object");
+  json::object out = std::move(merged.get_object());
+  SetManagedFields(out, m);
+  return out;
+}
+
+}  // namespace capstan::apimachinery::managedfields
