@@ -5,8 +5,11 @@
 //       until every watcher has every event, and events/s delivered.
 //   cacher_bench list   --capstan build/capstan [--objects 10000] [--size 1024] [--iterations 20]
 //                       [--concurrency 16]
-//       LIST of N ConfigMaps from the cache: p50/p99 (consistent and resourceVersion=0), the server's
-//       peak extra memory during C concurrent LISTs, and its RSS with the N objects cached.
+//       LIST of N ConfigMaps: p50/p99 (consistent and resourceVersion=0), the server's peak extra memory
+//       during C concurrent LISTs, and its RSS; measured from the cache, then (same store, same run)
+//       with --watch-cache=false.
+//   cacher_bench populate --dir D [--objects 10000] [--size 1024]
+//       Only writes the ConfigMaps into the embedded store under D (to profile a server by hand).
 //   cacher_bench memory [--objects 10000] [--size 1024]
 //       In process: heap bytes per cached object against its JSON size.
 #include <arpa/inet.h>
@@ -68,9 +71,10 @@ struct Server {
   std::string Key() const { return dir + "/pki/admin.key"; }
 };
 
-bool StartServer(const std::string& binary, const std::string& dir, Server& s) {
+bool StartServer(const std::string& binary, const std::string& dir, Server& s, bool watch_cache = true) {
   s.dir = dir;
   std::filesystem::create_directories(dir);
+  std::filesystem::remove(dir + "/admin.kubeconfig");  // a restart on the same dir must not read the old port
   s.pid = fork();
   if (s.pid == 0) {
     FILE* f = fopen((dir + "/server.log").c_str(), "w");
@@ -78,7 +82,8 @@ bool StartServer(const std::string& binary, const std::string& dir, Server& s) {
       dup2(fileno(f), 1);
       dup2(fileno(f), 2);
     }
-    execl(binary.c_str(), binary.c_str(), "--data-dir", dir.c_str(), "--secure-port", "0", nullptr);
+    execl(binary.c_str(), binary.c_str(), "--data-dir", dir.c_str(), "--secure-port", "0",
+          watch_cache ? "--watch-cache=true" : "--watch-cache=false", nullptr);
     _exit(127);
   }
   for (int i = 0; i < 600; ++i) {
@@ -111,6 +116,30 @@ long ProcKb(pid_t pid, const char* field) {
     if (line.rfind(field, 0) == 0) return std::atol(line.c_str() + std::strlen(field));
   }
   return 0;
+}
+
+// The process's CPU time (user + system) in seconds: a figure that other load on the machine does not
+// inflate the way wall time is.
+double ProcCpuSeconds(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  auto close = text.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream in(text.substr(close + 2));
+  std::string field;
+  unsigned long long utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && in >> field; ++i) {
+    if (i == 14) utime = std::stoull(field);
+    if (i == 15) stime = std::stoull(field);
+  }
+  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+double LoadAverage() {
+  std::ifstream f("/proc/loadavg");
+  double l = 0;
+  f >> l;
+  return l;
 }
 
 // ---- TLS ----
@@ -255,6 +284,7 @@ int Watch(const std::string& binary, long watchers, long updates, long writers) 
   std::vector<long> seen(conns.size(), 0);
   std::vector<std::string> carry(conns.size());
   std::atomic<bool> writing{true};
+  double cpu0 = ProcCpuSeconds(s.pid);
   auto t0 = Clock::now();
   std::vector<std::thread> ws;
   for (long w = 0; w < writers; ++w) {
@@ -309,8 +339,11 @@ int Watch(const std::string& binary, long watchers, long updates, long writers) 
   double secs = std::chrono::duration<double>(t_all - t0).count();
   std::printf("watchers=%ld updates=%ld: updates written in %.0f ms; every watcher had every event after %.0f ms\n",
               watchers, updates, Ms(t_written - t0), Ms(t_all - t0));
+  double cpu = ProcCpuSeconds(s.pid) - cpu0;
   std::printf("events delivered=%ld (%.0f events/s); server RSS %ld KiB\n", total, static_cast<double>(total) / secs,
               ProcKb(s.pid, "VmRSS:"));
+  std::printf("server CPU during the run %.2f s = %.2f us per delivered event (updates included); load average %.1f\n",
+              cpu, total ? cpu * 1e6 / static_cast<double>(total) : 0.0, LoadAverage());
   for (auto& c : conns) c.Close();
   admin.Close();
   StopServer(s);
@@ -368,15 +401,13 @@ double Pct(std::vector<double> v, double p) {
   return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())))];
 }
 
-int List(const std::string& binary, long objects, long size, long iterations, long concurrency) {
+// One server over the populated store, with or without the watch cache: LIST latencies and memory.
+int ListOnce(const std::string& binary, const std::string& dir, bool watch_cache, long objects, long iterations,
+             long concurrency) {
   Server s;
-  std::string dir = "/tmp/cacher-bench-list-" + std::to_string(getpid());
-  std::filesystem::remove_all(dir);
-  auto tp = Clock::now();
-  if (!Populate(dir, objects, static_cast<size_t>(size))) return 1;
-  std::printf("populated %ld ConfigMaps of ~%ld bytes in %.0f ms\n", objects, size, Ms(Clock::now() - tp));
+  std::printf("--- --watch-cache=%s\n", watch_cache ? "true" : "false");
   auto ts = Clock::now();
-  if (!StartServer(binary, dir, s)) return 1;
+  if (!StartServer(binary, dir, s, watch_cache)) return 1;
   SSL_CTX* ctx = ClientCtx(s);
   if (!WaitReady(ctx, s.port)) return 1;
   std::printf("server ready (caches listed) %.0f ms after start; RSS %ld KiB (anon %ld KiB)\n", Ms(Clock::now() - ts),
@@ -438,11 +469,22 @@ int List(const std::string& binary, long objects, long size, long iterations, lo
               static_cast<double>(peak - base_rss) / 1024, static_cast<double>(peak_anon - base_anon) / 1024,
               static_cast<double>(peak_anon - base_anon) * 1024 / static_cast<double>(resp_bytes) /
                   static_cast<double>(concurrency));
-  std::printf("server RSS with %ld objects cached: %ld KiB (anon %ld KiB)\n", objects, ProcKb(s.pid, "VmRSS:"),
-              ProcKb(s.pid, "RssAnon:"));
+  std::printf("server RSS with %ld objects %s: %ld KiB (anon %ld KiB)\n", objects,
+              watch_cache ? "cached" : "stored (no cache)", ProcKb(s.pid, "VmRSS:"), ProcKb(s.pid, "RssAnon:"));
   StopServer(s);
-  std::filesystem::remove_all(dir);
   return 0;
+}
+
+int List(const std::string& binary, long objects, long size, long iterations, long concurrency) {
+  std::string dir = "/tmp/cacher-bench-list-" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  auto tp = Clock::now();
+  if (!Populate(dir, objects, static_cast<size_t>(size))) return 1;
+  std::printf("populated %ld ConfigMaps of ~%ld bytes in %.0f ms\n", objects, size, Ms(Clock::now() - tp));
+  int rc = ListOnce(binary, dir, true, objects, iterations, concurrency);
+  if (rc == 0) rc = ListOnce(binary, dir, false, objects, iterations, concurrency);
+  std::filesystem::remove_all(dir);
+  return rc;
 }
 
 // ---- memory ----
@@ -501,6 +543,9 @@ int main(int argc, char** argv) {
   if (mode == "list") {
     return List(binary, Arg(a, "--objects", 10000), Arg(a, "--size", 1024), Arg(a, "--iterations", 20),
                 Arg(a, "--concurrency", 16));
+  }
+  if (mode == "populate" && a.count("--dir")) {  // a store to run a server over by hand (profiling)
+    return Populate(a["--dir"], Arg(a, "--objects", 10000), static_cast<size_t>(Arg(a, "--size", 1024))) ? 0 : 1;
   }
   if (mode == "memory") return Memory(Arg(a, "--objects", 10000), Arg(a, "--size", 1024));
   std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
