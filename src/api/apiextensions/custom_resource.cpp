@@ -1,0 +1,234 @@
+#include "api/apiextensions/custom_resource.h"
+
+#include <algorithm>
+
+#include "api/apiextensions/custom_resource_strategy.h"
+#include "apimachinery/errors.h"
+#include "registry/converting_store.h"
+#include "registry/scale_store.h"
+#include "util/strings.h"
+
+namespace capstan::api::apiextensions {
+
+namespace am = capstan::apimachinery;
+namespace json = boost::json;
+
+std::string DefinitionName(const std::string& group, const std::string& version, const std::string& kind) {
+  auto parts = Split(group, '.');
+  std::reverse(parts.begin(), parts.end());
+  std::vector<std::string> p(parts.begin(), parts.end());
+  return Join(p, ".") + "." + version + "." + kind;
+}
+
+namespace {
+
+// The schema kube publishes for a custom resource kind: the CRD's schema with apiVersion, kind and
+// metadata (ObjectMeta) filled in, tagged with its group, version and kind.
+json::value PublishedSchema(const Crd& crd, const CrdVersion& v) {
+  json::object s;
+  if (v.schema && v.schema->is_object()) s = v.schema->get_object();
+  json::value& pv = s["properties"];
+  if (!pv.is_object()) pv = json::object();
+  json::object& props = pv.get_object();
+  if (!props.contains("apiVersion")) {
+    props["apiVersion"] = json::object{
+        {"type", "string"},
+        {"description",
+         "APIVersion defines the versioned schema of this representation of an object. Servers should convert "
+         "recognized schemas to the latest internal value, and may reject unrecognized values. More info: "
+         "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"}};
+  }
+  if (!props.contains("kind")) {
+    props["kind"] = json::object{
+        {"type", "string"},
+        {"description",
+         "Kind is a string value representing the REST resource this object represents. Servers may infer this "
+         "from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: "
+         "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"}};
+  }
+  props["metadata"] = json::object{{"$ref", "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}};
+  if (!s.contains("type")) s["type"] = "object";
+  s["x-kubernetes-group-version-kind"] =
+      json::array{json::object{{"group", crd.group}, {"kind", crd.names.kind}, {"version", v.name}}};
+  return s;
+}
+
+std::vector<std::string> SplitPath(const std::string& p) {
+  std::vector<std::string> out;
+  for (auto& x : Split(p, '.')) {
+    if (!x.empty()) out.emplace_back(x);
+  }
+  return out;
+}
+
+// Conversion strategy None: only apiVersion changes.
+std::shared_ptr<const registry::VersionConverter> NoneConverter(const std::string& served_api_version,
+                                                                 const std::string& storage_api_version) {
+  auto rewrite = [](std::string to) {
+    return [to](registry::Object o) -> StatusOr<registry::Object> {
+      o["apiVersion"] = to;
+      return o;
+    };
+  };
+  return registry::MakeFunctionConverter(rewrite(storage_api_version), rewrite(served_api_version));
+}
+
+// Webhook conversion is not implemented: a needed conversion fails as kube's does when the webhook
+// cannot be reached.
+std::shared_ptr<const registry::VersionConverter> MissingWebhookConverter(const std::string& crd_name) {
+  auto fail = [crd_name](registry::Object) -> StatusOr<registry::Object> {
+    return Status(500, "InternalError",
+                  "conversion webhook for " + crd_name + " failed: conversion webhooks are not supported by this server");
+  };
+  return registry::MakeFunctionConverter(fail, fail);
+}
+
+}  // namespace
+
+StatusOr<ServedCustomResource> BuildCustomResource(const CustomResourceDeps& cdeps, const Object& crd_obj) {
+  const registry::GroupDeps& deps = cdeps.deps;
+  Crd crd = ParseCrd(crd_obj);
+  const CrdVersion* storage_version = crd.StorageVersion();
+  if (!storage_version) return Status(500, "InternalError", "CustomResourceDefinition " + crd.name + " has no storage version");
+  ServedCustomResource out;
+  // The schema trees live as long as the storages (the strategy holds them).
+  auto keep = std::make_shared<std::vector<std::shared_ptr<const am::Schema>>>();
+
+  auto info_for = [&](const CrdVersion& v) {
+    registry::ResourceInfo info;
+    info.group = crd.group;
+    info.version = v.name;
+    info.resource = crd.names.plural;
+    info.kind = crd.names.kind;
+    info.list_kind = crd.names.list_kind;
+    info.singular = crd.names.singular;
+    info.namespaced = crd.Namespaced();
+    info.short_names = crd.names.short_names;
+    info.categories = crd.names.categories;
+    info.definition = DefinitionName(crd.group, v.name, crd.names.kind);
+    return info;
+  };
+  struct Built {
+    std::shared_ptr<registry::OwningStore> store;
+    std::shared_ptr<registry::Storage> status;
+    std::shared_ptr<const CustomResourceStrategy> strategy;
+    const apimachinery::Schema* published = nullptr;
+  };
+  // The Store of a version's strategy over the shared key root (objects in the storage version).
+  const std::string key_root = deps.prefix + "/" + crd.group + "/" + crd.names.plural;
+  auto build = [&](const CrdVersion& v) -> StatusOr<Built> {
+    Built b;
+    std::shared_ptr<const am::Schema> schema;
+    if (v.schema) {
+      auto parsed = am::ParseSchema(*v.schema);
+      if (!parsed.ok()) return parsed.status();
+      schema = std::move(*parsed);
+      keep->push_back(schema);
+    }
+    auto published = am::ParseSchema(PublishedSchema(crd, v), cdeps.builtin);
+    if (published.ok()) {
+      b.published = published->get();
+      keep->push_back(std::move(*published));
+    }
+    CustomResourceStrategy::Config sc;
+    sc.namespaced = crd.Namespaced();
+    sc.has_status = v.has_status;
+    sc.schema = schema.get();
+    sc.keep_alive = keep;
+    sc.columns = v.columns;
+    sc.selectable_fields = v.selectable_fields;
+    if (v.scale) sc.label_selector_path = v.scale->label_selector_path;
+    auto strategy = std::make_shared<CustomResourceStrategy>(std::move(sc));
+    b.strategy = strategy;
+    registry::StoreConfig c;
+    c.info = info_for(v);
+    c.storage = deps.store;
+    c.key_root = key_root;
+    if (deps.store_for) c.storage = deps.store_for(key_root, c.info, strategy);
+    c.admission = deps.admission;
+    c.clock = deps.clock;
+    b.store = std::make_shared<registry::OwningStore>(c, strategy);
+    if (v.has_status) {
+      registry::StoreConfig stc = c;
+      stc.info.subresource = "status";
+      b.status = std::make_shared<registry::SubresourceStore>(stc, std::make_shared<CustomResourceStatusStrategy>(strategy));
+    }
+    return b;
+  };
+
+  auto storage = build(*storage_version);
+  if (!storage.ok()) return storage.status();
+  const std::string storage_api_version = crd.group + "/" + storage_version->name;
+  for (const auto& v : crd.versions) {
+    if (!v.served) continue;
+    registry::ResourceInfo info = info_for(v);
+    Built b;
+    std::shared_ptr<registry::Storage> main;
+    std::shared_ptr<registry::Storage> status;
+    if (&v == storage_version) {
+      b = *storage;
+      main = b.store;
+      status = b.status;
+    } else {
+      // Objects are stored, validated and pruned in the storage version (conversion None only
+      // rewrites apiVersion); this version brings its own published schema.
+      b = *storage;
+      b.published = nullptr;
+      if (auto published = am::ParseSchema(PublishedSchema(crd, v), cdeps.builtin); published.ok()) {
+        b.published = published->get();
+        keep->push_back(std::move(*published));
+      }
+      auto conv = crd.conversion_strategy == "Webhook" ? MissingWebhookConverter(crd.name)
+                                                        : NoneConverter(crd.group + "/" + v.name, storage_api_version);
+      main = registry::WrapConverting(info, b.store, conv);
+      if (b.status) {
+        registry::ResourceInfo si = info;
+        si.subresource = "status";
+        status = registry::WrapConverting(si, b.status, conv);
+      }
+    }
+    registry::RestResource r;
+    r.info = info;
+    r.storage = main;
+    r.schema = b.published;
+    r.preferred = &v == &crd.versions.front();
+    r.protobuf = false;
+    out.resources.push_back(std::move(r));
+    if (status) {
+      registry::RestResource s;
+      s.info = info;
+      s.info.subresource = "status";
+      s.storage = status;
+      s.schema = b.published;
+      s.protobuf = false;
+      out.resources.push_back(std::move(s));
+    }
+    if (v.scale) {
+      registry::ScaleConfig scfg;
+      scfg.spec_replicas_path = SplitPath(v.scale->spec_replicas_path);
+      scfg.status_replicas_path = SplitPath(v.scale->status_replicas_path);
+      scfg.default_replicas = 0;
+      auto selector_path = SplitPath(v.scale->label_selector_path);
+      scfg.selector = [selector_path](const registry::Object& parent) -> std::string {
+        if (selector_path.empty()) return "";
+        const json::value* x = nullptr;
+        const json::object* o = &parent;
+        for (size_t i = 0; i < selector_path.size(); ++i) {
+          x = o ? o->if_contains(selector_path[i]) : nullptr;
+          if (!x) return "";
+          o = x->is_object() ? &x->get_object() : nullptr;
+        }
+        return x && x->is_string() ? std::string(x->get_string()) : "";
+      };
+      registry::RestResource sc;
+      sc.info = registry::ScaleInfo(info);
+      sc.storage = std::make_shared<registry::ScaleStore>(b.store, sc.info, std::move(scfg));
+      sc.protobuf = false;
+      out.resources.push_back(std::move(sc));
+    }
+  }
+  out.schemas = *keep;
+  return out;
+}
+
+}  // namespace capstan::api::apiextensions
