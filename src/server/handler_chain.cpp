@@ -11,6 +11,7 @@ http::Handler BuildHandlerChain(http::Handler inner, const ChainConfig& c) {
   h = WithAuthorization(std::move(h), *c.authorizer);
   h = WithMaxInFlight(std::move(h), c.max_requests_inflight, c.max_mutating_requests_inflight, *c.metrics);
   h = WithImpersonation(std::move(h), *c.authorizer);
+  if (c.audit) h = c.audit(std::move(h));  // policy, events, admission's warnings and annotations
   h = WithAudit(std::move(h));
   h = WithAuthentication(std::move(h), *c.authenticator);
   h = WithCors(std::move(h), c.cors_allowed_origins);

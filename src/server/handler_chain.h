@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ struct ChainConfig {
   std::vector<std::string> cors_allowed_origins;
   int max_requests_inflight = 400;
   int max_mutating_requests_inflight = 200;
+  // The audit events filter (audit/filter.h), installed right after the audit-ID filter; none: no
+  // events. A function so the server does not depend on the audit library.
+  std::function<http::Handler(http::Handler)> audit;
 };
 
 // The root handler: the filters in execution order around `inner` (the router).

@@ -1,0 +1,143 @@
+#include "audit/event.h"
+
+#include <boost/json.hpp>
+
+#include "apimachinery/json_write.h"
+
+namespace capstan::audit {
+
+namespace json = boost::json;
+namespace am = capstan::apimachinery;
+
+namespace {
+
+json::object UserJson(const UserInfo& u) {
+  json::object o;
+  if (!u.name.empty()) o["username"] = u.name;
+  if (!u.uid.empty()) o["uid"] = u.uid;
+  if (!u.groups.empty()) {
+    json::array g;
+    for (const auto& x : u.groups) g.emplace_back(x);
+    o["groups"] = std::move(g);
+  }
+  if (!u.extra.empty()) {
+    json::object ex;
+    for (const auto& [k, vals] : u.extra) {
+      json::array a;
+      for (const auto& v : vals) a.emplace_back(v);
+      ex[k] = std::move(a);
+    }
+    o["extra"] = std::move(ex);
+  }
+  return o;
+}
+
+void PutIf(json::object& o, std::string_view key, const std::string& v) {
+  if (!v.empty()) o[key] = v;
+}
+
+std::string TrimSpace(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return std::string(s);
+}
+
+// Whether s looks like an IPv4 or IPv6 literal (what Go's net.ParseIP would accept, roughly).
+bool LooksLikeIp(std::string_view s) {
+  if (s.empty() || s.size() > 45) return false;
+  bool colon = false;
+  for (char c : s) {
+    if (c == ':') colon = true;
+    bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == '.' || c == ':';
+    if (!ok) return false;
+  }
+  if (!colon) {
+    int dots = 0;
+    for (char c : s) dots += c == '.';
+    if (dots != 3) return false;
+    for (char c : s) {
+      if (!((c >= '0' && c <= '9') || c == '.')) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::string> SourceIps(std::string_view xff, std::string_view real_ip, std::string_view remote) {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& ip) {
+    if (!LooksLikeIp(ip)) return;
+    for (const auto& x : out) {
+      if (x == ip) return;
+    }
+    out.push_back(ip);
+  };
+  while (!xff.empty()) {
+    size_t comma = xff.find(',');
+    add(TrimSpace(xff.substr(0, comma)));
+    if (comma == std::string_view::npos) break;
+    xff.remove_prefix(comma + 1);
+  }
+  add(TrimSpace(real_ip));
+  std::string_view host = remote;
+  if (!host.empty() && host.front() == '[') {
+    size_t close = host.find(']');
+    host = close == std::string_view::npos ? std::string_view() : host.substr(1, close - 1);
+  } else if (size_t colon = host.rfind(':'); colon != std::string_view::npos && host.find(':') == colon) {
+    host = host.substr(0, colon);
+  }
+  add(std::string(host));
+  return out;
+}
+
+json::object EventToJson(const Event& e) {
+  json::object o;
+  o["kind"] = "Event";
+  o["apiVersion"] = "audit.k8s.io/v1";
+  o["level"] = std::string(LevelName(e.level));
+  o["auditID"] = e.audit_id;
+  o["stage"] = std::string(StageName(e.stage));
+  o["requestURI"] = e.request_uri;
+  o["verb"] = e.verb;
+  o["user"] = UserJson(e.user);
+  if (e.impersonated_user) o["impersonatedUser"] = UserJson(*e.impersonated_user);
+  if (!e.source_ips.empty()) {
+    json::array a;
+    for (const auto& ip : e.source_ips) a.emplace_back(ip);
+    o["sourceIPs"] = std::move(a);
+  }
+  PutIf(o, "userAgent", e.user_agent);
+  if (e.object_ref) {
+    const ObjectReference& r = *e.object_ref;
+    json::object ref;
+    PutIf(ref, "resource", r.resource);
+    PutIf(ref, "namespace", r.namespace_);
+    PutIf(ref, "name", r.name);
+    PutIf(ref, "uid", r.uid);
+    PutIf(ref, "apiGroup", r.api_group);
+    PutIf(ref, "apiVersion", r.api_version);
+    PutIf(ref, "resourceVersion", r.resource_version);
+    PutIf(ref, "subresource", r.subresource);
+    o["objectRef"] = std::move(ref);
+  }
+  if (e.response_status) o["responseStatus"] = *e.response_status;
+  if (e.request_object) o["requestObject"] = *e.request_object;
+  if (e.response_object) o["responseObject"] = *e.response_object;
+  o["requestReceivedTimestamp"] = am::FormatRfc3339Micro(e.request_received);
+  o["stageTimestamp"] = am::FormatRfc3339Micro(e.stage_timestamp);
+  if (!e.annotations.empty()) {
+    json::object an;
+    for (const auto& [k, v] : e.annotations) an[k] = v;
+    o["annotations"] = std::move(an);
+  }
+  return o;
+}
+
+std::string EventToJsonLine(const Event& e) {
+  std::string s = am::ToJson(EventToJson(e));
+  s.push_back('\n');
+  return s;
+}
+
+}  // namespace capstan::audit

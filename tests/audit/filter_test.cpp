@@ -1,0 +1,202 @@
+#include "audit/filter.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include "fakes/fake_response_writer.h"
+#include "util/task.h"
+
+namespace capstan::audit {
+namespace {
+
+using capstan::testing::FakeResponseWriter;
+using capstan::testing::MakeContext;
+
+class RecordingBackend : public Backend {
+ public:
+  void ProcessEvents(std::vector<EventPtr> events) override {
+    for (auto& e : events) this->events.push_back(e);
+  }
+  void Shutdown() override {}
+  std::string Name() const override { return "recording"; }
+  std::vector<EventPtr> events;
+};
+
+struct Fixture {
+  explicit Fixture(Level level, std::string policy_text = "")
+      : policy(policy_text.empty() ? Policy::AllAt(level) : *Policy::Load(policy_text)), metrics(reg) {
+    cfg.policy = &policy;
+    cfg.backend = &backend;
+    cfg.metrics = &metrics;
+    cfg.scopes = &scopes;
+  }
+  Policy policy;
+  MetricsRegistry reg;
+  AuditMetrics metrics;
+  RecordingBackend backend;
+  RequestScopes scopes;
+  FilterConfig cfg;
+};
+
+http::Handler Json(int status, std::string body) {
+  return [status, body](http::RequestContext& ctx) -> Task<void> {
+    http::HttpResponse r;
+    r.status = status;
+    r.headers.Set("Content-Type", "application/json");
+    r.body = body;
+    co_await ctx.writer->Respond(std::move(r));
+  };
+}
+
+std::unique_ptr<http::RequestContext> Ctx(const std::string& method, const std::string& target, http::ResponseWriter& w) {
+  auto ctx = MakeContext(method, target, w);
+  ctx->user = UserInfo{"alice", "", {"devs", "system:authenticated"}, {}};
+  ctx->audit_id = "audit-1";
+  ctx->request.remote_addr = "127.0.0.1:40000";
+  ctx->request.headers.Set("User-Agent", "kubectl/v1.31.0 (linux/amd64)");
+  return ctx;
+}
+
+TEST(AuditFilterTest, MetadataLevelRecordsReceivedAndCompleteWithoutObjects) {
+  Fixture f(Level::kMetadata);
+  FakeResponseWriter w;
+  auto ctx = Ctx("POST", "/api/v1/namespaces/default/configmaps", w);
+  ctx->request.headers.Set("Content-Type", "application/json");
+  ctx->request.body = R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm1"}})";
+  ctx->authorization_decision = "allow";
+  auto h = WithAuditEvents(Json(201, R"({"kind":"ConfigMap","metadata":{"name":"cm1"}})"), f.cfg);
+  SyncWait(h(*ctx));
+  EXPECT_EQ(w.status(), 201);
+  ASSERT_EQ(f.backend.events.size(), 2u);
+  const Event& rr = *f.backend.events[0];
+  const Event& rc = *f.backend.events[1];
+  EXPECT_EQ(rr.stage, Stage::kRequestReceived);
+  EXPECT_FALSE(rr.response_status);
+  EXPECT_EQ(rc.stage, Stage::kResponseComplete);
+  EXPECT_EQ(rc.audit_id, "audit-1");
+  EXPECT_EQ(rc.verb, "create");
+  EXPECT_EQ(rc.user.name, "alice");
+  EXPECT_EQ(rc.source_ips, std::vector<std::string>({"127.0.0.1"}));
+  EXPECT_EQ(rc.user_agent, "kubectl/v1.31.0 (linux/amd64)");
+  ASSERT_TRUE(rc.object_ref);
+  EXPECT_EQ(rc.object_ref->resource, "configmaps");
+  EXPECT_EQ(rc.object_ref->namespace_, "default");
+  EXPECT_EQ(rc.object_ref->name, "cm1");  // from the body, as kube's LogRequestObject
+  EXPECT_EQ(rc.object_ref->api_version, "v1");
+  EXPECT_EQ(boost::json::serialize(*rc.response_status), R"({"metadata":{},"code":201})");
+  EXPECT_FALSE(rc.request_object);
+  EXPECT_FALSE(rc.response_object);
+  EXPECT_EQ(rc.annotations.at("authorization.k8s.io/decision"), "allow");
+  EXPECT_EQ(f.metrics.events.Value(), 2.0);
+  EXPECT_EQ(f.metrics.levels.Find({"Metadata"})->Value(), 1.0);
+}
+
+TEST(AuditFilterTest, RequestResponseLevelRecordsBothObjectsWithoutManagedFields) {
+  Fixture f(Level::kNone, R"(
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: RequestResponse
+  omitManagedFields: true
+)");
+  FakeResponseWriter w;
+  auto ctx = Ctx("PUT", "/api/v1/namespaces/default/configmaps/cm1", w);
+  ctx->request.headers.Set("Content-Type", "application/json");
+  ctx->request.body = R"({"kind":"ConfigMap","metadata":{"name":"cm1","managedFields":[{"manager":"x"}]}})";
+  auto h = WithAuditEvents(Json(200, R"({"kind":"ConfigMap","metadata":{"name":"cm1","managedFields":[]},"data":{"a":"b"}})"),
+                           f.cfg);
+  SyncWait(h(*ctx));
+  ASSERT_EQ(f.backend.events.size(), 1u);
+  const Event& e = *f.backend.events[0];
+  EXPECT_EQ(e.level, Level::kRequestResponse);
+  ASSERT_TRUE(e.request_object);
+  EXPECT_EQ(boost::json::serialize(*e.request_object), R"({"kind":"ConfigMap","metadata":{"name":"cm1"}})");
+  ASSERT_TRUE(e.response_object);
+  EXPECT_EQ(boost::json::serialize(*e.response_object), R"({"kind":"ConfigMap","metadata":{"name":"cm1"},"data":{"a":"b"}})");
+}
+
+TEST(AuditFilterTest, StatusResponsesAreCopiedIntoResponseStatus) {
+  Fixture f(Level::kMetadata);
+  FakeResponseWriter w;
+  auto ctx = Ctx("GET", "/api/v1/namespaces/default/configmaps/nope", w);
+  auto h = WithAuditEvents(Json(404, R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps \"nope\" not found","reason":"NotFound","details":{"name":"nope","kind":"configmaps"},"code":404})"),
+                           f.cfg);
+  SyncWait(h(*ctx));
+  ASSERT_EQ(f.backend.events.size(), 2u);
+  EXPECT_EQ(boost::json::serialize(*f.backend.events[1]->response_status),
+            R"({"metadata":{},"status":"Failure","message":"configmaps \"nope\" not found","reason":"NotFound","details":{"name":"nope","kind":"configmaps"},"code":404})");
+}
+
+TEST(AuditFilterTest, NoneLevelRecordsNothingButStillPassesWarnings) {
+  Fixture f(Level::kNone);
+  FakeResponseWriter w;
+  auto ctx = Ctx("POST", "/api/v1/namespaces/default/configmaps", w);
+  http::Handler h = [&f](http::RequestContext& ctx) -> Task<void> {
+    RequestScope* s = f.scopes.Find(&*ctx.user);
+    EXPECT_NE(s, nullptr);
+    if (s) s->AddWarning("the \"x\" label is deprecated");
+    co_await Json(201, "{}")(ctx);
+  };
+  SyncWait(WithAuditEvents(h, f.cfg)(*ctx));
+  EXPECT_TRUE(f.backend.events.empty());
+  EXPECT_EQ(f.metrics.levels.Find({"None"})->Value(), 1.0);
+  EXPECT_EQ(w.headers.Get("Warning"), "299 - \"the \\\"x\\\" label is deprecated\"");
+  EXPECT_EQ(f.scopes.size(), 0u);  // unregistered at the end
+}
+
+TEST(AuditFilterTest, AdmissionAnnotationsRespectTheirLevel) {
+  Fixture f(Level::kMetadata);
+  FakeResponseWriter w;
+  auto ctx = Ctx("POST", "/api/v1/namespaces/default/configmaps", w);
+  http::Handler h = [&f](http::RequestContext& ctx) -> Task<void> {
+    RequestScope* s = f.scopes.Find(&*ctx.user);
+    s->AddAnnotation("mutation.webhook.admission.k8s.io/round_0_index_0", "{}", Level::kMetadata);
+    s->AddAnnotation("patch.webhook.admission.k8s.io/round_0_index_0", "{}", Level::kRequest);
+    co_await Json(201, "{}")(ctx);
+  };
+  SyncWait(WithAuditEvents(h, f.cfg)(*ctx));
+  ASSERT_EQ(f.backend.events.size(), 2u);
+  const auto& an = f.backend.events[1]->annotations;
+  EXPECT_TRUE(an.count("mutation.webhook.admission.k8s.io/round_0_index_0"));
+  EXPECT_FALSE(an.count("patch.webhook.admission.k8s.io/round_0_index_0"));
+}
+
+TEST(AuditFilterTest, WatchesGetResponseStartedAndImpersonationIsRecorded) {
+  Fixture f(Level::kMetadata);
+  FakeResponseWriter w;
+  auto ctx = Ctx("GET", "/api/v1/namespaces/default/configmaps?watch=true", w);
+  http::Handler h = [](http::RequestContext& ctx) -> Task<void> {
+    ctx.impersonator = ctx.user;
+    ctx.user = UserInfo{"bob", "", {"system:authenticated"}, {}};
+    co_await ctx.writer->StartStream(200, {});
+    co_await ctx.writer->WriteChunk("{}");
+    co_await ctx.writer->EndStream();
+  };
+  SyncWait(WithAuditEvents(h, f.cfg)(*ctx));
+  ASSERT_EQ(f.backend.events.size(), 3u);
+  EXPECT_EQ(f.backend.events[1]->stage, Stage::kResponseStarted);
+  EXPECT_EQ(f.backend.events[2]->stage, Stage::kResponseComplete);
+  EXPECT_EQ(f.backend.events[2]->verb, "watch");
+  EXPECT_EQ(f.backend.events[2]->user.name, "alice");
+  ASSERT_TRUE(f.backend.events[2]->impersonated_user);
+  EXPECT_EQ(f.backend.events[2]->impersonated_user->name, "bob");
+}
+
+TEST(AuditFilterTest, PanicStageThenRethrow) {
+  Fixture f(Level::kMetadata);
+  FakeResponseWriter w;
+  auto ctx = Ctx("GET", "/api/v1/pods", w);
+  http::Handler h = [](http::RequestContext&) -> Task<void> {
+    throw std::runtime_error("boom");
+    co_return;
+  };
+  EXPECT_THROW(SyncWait(WithAuditEvents(h, f.cfg)(*ctx)), std::runtime_error);
+  ASSERT_EQ(f.backend.events.size(), 2u);
+  EXPECT_EQ(f.backend.events[1]->stage, Stage::kPanic);
+  EXPECT_EQ(f.backend.events[1]->response_status->at("message").as_string(), "APIServer panic'd: boom");
+}
+
+}  // namespace
+}  // namespace capstan::audit
