@@ -11,10 +11,12 @@
 #include "api/apps/apps.h"
 #include "api/autoscaling/autoscaling.h"
 #include "api/batch/batch.h"
+#include "api/catalog.h"
 #include "api/coordination/coordination.h"
 #include "api/core/core.h"
 #include "api/core/core_resources.h"
 #include "api/core/kubernetes_service.h"
+#include "api/discovery/discovery.h"
 #include "api/policy/policy.h"
 #include "api/schemas/builtin_schemas.h"
 #include "apimachinery/protobuf_codec.h"
@@ -134,6 +136,20 @@ Status EnsureSystemNamespaces(const endpoints::ApiRegistry& apis) {
   return Status();
 }
 
+// The objects kube creates at start for the catalog groups (system priority classes, the priority
+// and fairness configuration, local APIServices), written once every group is installed.
+Status BootstrapCatalogObjects(const endpoints::ApiRegistry& apis) {
+  auto snap = apis.Snapshot();
+  std::vector<api::apiregistration::GroupVersion> served;
+  for (const auto& [gv, entry] : snap->versions) served.push_back({gv.first, gv.second});
+  auto find = [snap](const std::string& group, const std::string& version, const std::string& resource,
+                     const std::string& subresource) -> registry::Storage* {
+    const auto* r = snap->FindResource(group, version, resource, subresource);
+    return r ? r->storage.get() : nullptr;
+  };
+  return SyncWait(api::BootstrapCatalog(find, std::move(served)));
+}
+
 }  // namespace
 
 Status App::Start() {
@@ -209,10 +225,12 @@ Status App::Start() {
   endpoints::InstallResources(s.apis, api::batch::Install(deps));
   endpoints::InstallResources(s.apis, api::autoscaling::Install(deps));
   endpoints::InstallResources(s.apis, api::policy::Install(deps));
+  for (auto& group : api::CatalogGroups(deps)) endpoints::InstallResources(s.apis, std::move(group));
   endpoints::InstallResources(s.apis, s.authentication->AuthenticationApi(deps));
   endpoints::InstallResources(s.apis, s.authentication->ServiceAccountTokenApi(deps));
   s.storage->RegisterResources(s.apis);
   RETURN_IF_ERROR(EnsureSystemNamespaces(s.apis));
+  RETURN_IF_ERROR(BootstrapCatalogObjects(s.apis));  // after every group is installed
   endpoints::HandlerLimits limits;
   limits.max_body_bytes = static_cast<size_t>(o.max_request_body_bytes);
   limits.min_request_timeout_seconds = o.min_request_timeout;
@@ -295,6 +313,9 @@ Status App::Start() {
       kc.cluster_ip = range->First().String();
       kc.public_ip = api::core::KubernetesServiceController::ChoosePublicIp(o.advertise_address, o.bind_address);
       kc.port = s.http->port();
+      if (const auto* slices = snap->FindResource("discovery.k8s.io", "v1", "endpointslices", "")) {
+        kc.endpoint_slices = api::discovery::EndpointSliceMirror(slices->storage);
+      }
       s.kubernetes_service = std::make_unique<api::core::KubernetesServiceController>(std::move(kc));
       s.kubernetes_service->Start();
     }
