@@ -54,24 +54,34 @@ std::string ChildPath(const std::string& where, std::string_view child) {
   return where.empty() ? std::string(child) : where + "." + std::string(child);
 }
 
-StatusOr<std::string> AsString(const json::value& v, const std::string& where) {
+// A keyword's path, spelled out only when an error names it (parsing thousands of nodes at start-up
+// must not build a string per keyword).
+struct At {
+  const std::string& where;
+  std::string_view key;
+  std::string Str() const { return ChildPath(where, key); }
+};
+
+Status ParseError(const At& at, const std::string& msg) { return ParseError(at.Str(), msg); }
+
+StatusOr<std::string> AsString(const json::value& v, const At& where) {
   if (!v.is_string()) return ParseError(where, "must be a string");
   return std::string(v.get_string());
 }
 
-StatusOr<bool> AsBool(const json::value& v, const std::string& where) {
+StatusOr<bool> AsBool(const json::value& v, const At& where) {
   if (!v.is_bool()) return ParseError(where, "must be a boolean");
   return v.get_bool();
 }
 
-StatusOr<double> AsNumber(const json::value& v, const std::string& where) {
+StatusOr<double> AsNumber(const json::value& v, const At& where) {
   if (v.is_int64()) return static_cast<double>(v.get_int64());
   if (v.is_uint64()) return static_cast<double>(v.get_uint64());
   if (v.is_double()) return v.get_double();
   return ParseError(where, "must be a number");
 }
 
-StatusOr<int64_t> AsInt(const json::value& v, const std::string& where) {
+StatusOr<int64_t> AsInt(const json::value& v, const At& where) {
   if (v.is_int64()) return v.get_int64();
   if (v.is_double()) {
     double d = v.get_double();
@@ -80,7 +90,7 @@ StatusOr<int64_t> AsInt(const json::value& v, const std::string& where) {
   return ParseError(where, "must be an integer");
 }
 
-StatusOr<std::vector<std::string>> AsStringList(const json::value& v, const std::string& where) {
+StatusOr<std::vector<std::string>> AsStringList(const json::value& v, const At& where) {
   if (!v.is_array()) return ParseError(where, "must be an array of strings");
   std::vector<std::string> out;
   for (const auto& e : v.get_array()) {
@@ -138,7 +148,7 @@ class SchemaParser {
 
  private:
   Status ParseKeyword(Schema& s, std::string_view key, const json::value& v, const std::string& where, int depth) {
-    const std::string at = ChildPath(where, key);
+    const At at{where, key};
     if (key == "type") {
       if (v.is_string()) {
         s.type = {std::string(v.get_string())};
@@ -159,8 +169,9 @@ class SchemaParser {
       s.example = v;
     } else if (key == "properties") {
       if (!v.is_object()) return ParseError(at, "must be an object");
+      const std::string props = at.Str();
       for (const auto& p : v.get_object()) {
-        ASSIGN_OR_RETURN(const Schema* child, Parse(p.value(), ChildPath(at, p.key()), depth + 1));
+        ASSIGN_OR_RETURN(const Schema* child, Parse(p.value(), ChildPath(props, p.key()), depth + 1));
         std::string name(p.key());
         if (s.property_index.emplace(name, child).second) s.properties.emplace_back(std::move(name), child);
       }
@@ -168,13 +179,13 @@ class SchemaParser {
       if (v.is_array()) {
         s.unsupported_keywords.emplace_back("items");
       } else {
-        ASSIGN_OR_RETURN(s.items, Parse(v, at, depth + 1));
+        ASSIGN_OR_RETURN(s.items, Parse(v, at.Str(), depth + 1));
       }
     } else if (key == "additionalProperties") {
       if (v.is_bool()) {
         s.additional_properties_kind = v.get_bool() ? AdditionalPropertiesKind::kTrue : AdditionalPropertiesKind::kFalse;
       } else {
-        ASSIGN_OR_RETURN(s.additional_properties, Parse(v, at, depth + 1));
+        ASSIGN_OR_RETURN(s.additional_properties, Parse(v, at.Str(), depth + 1));
         s.additional_properties_kind = AdditionalPropertiesKind::kSchema;
       }
     } else if (key == "maximum") {
@@ -215,11 +226,11 @@ class SchemaParser {
       auto& list = key == "allOf" ? s.all_of : key == "anyOf" ? s.any_of : s.one_of;
       size_t i = 0;
       for (const auto& e : v.get_array()) {
-        ASSIGN_OR_RETURN(const Schema* child, Parse(e, at + "[" + std::to_string(i++) + "]", depth + 1));
+        ASSIGN_OR_RETURN(const Schema* child, Parse(e, at.Str() + "[" + std::to_string(i++) + "]", depth + 1));
         list.push_back(child);
       }
     } else if (key == "not") {
-      ASSIGN_OR_RETURN(s.not_schema, Parse(v, at, depth + 1));
+      ASSIGN_OR_RETURN(s.not_schema, Parse(v, at.Str(), depth + 1));
     } else if (key == "$ref") {
       ASSIGN_OR_RETURN(s.ref, AsString(v, at));
     } else if (key == "x-kubernetes-preserve-unknown-fields") {
@@ -259,12 +270,13 @@ class SchemaParser {
     return Status::Ok();
   }
 
-  static StatusOr<ProtoField> ParseProto(const json::value& v, const std::string& at) {
+  static StatusOr<ProtoField> ParseProto(const json::value& v, const At& x) {
+    const std::string at = x.Str();  // x-proto objects are small; their keys name sub-paths
     if (!v.is_object()) return ParseError(at, "must be an object");
     ProtoField f;
     for (const auto& kv : v.get_object()) {
       std::string_view k = kv.key();
-      const std::string kat = ChildPath(at, k);
+      const At kat{at, k};
       if (k == "tag") {
         ASSIGN_OR_RETURN(int64_t tag, AsInt(kv.value(), kat));
         if (tag < 1 || tag > 536870911) return ParseError(kat, "must be a protobuf field number");

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <atomic>
+#include <chrono>
 #include <boost/json.hpp>
 #include <filesystem>
 #include <thread>
@@ -189,7 +190,12 @@ Status App::Start() {
 
   // The API: built-in schemas, then every group's resources.
   s.schemas = std::make_unique<apimachinery::SchemaRegistry>();
+  auto schemas_start = std::chrono::steady_clock::now();
   RETURN_IF_ERROR(LoadSchemas(*s.schemas));
+  if (LogV(2)) {
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - schemas_start).count();
+    LogInfo("built-in schemas loaded", {{"definitions", static_cast<uint64_t>(s.schemas->size())}, {"ms", ms}});
+  }
   // Admission: kube's default plugins (those Capstan has), adjusted by the flags.
   admission::PluginDeps pdeps;
   pdeps.namespace_lookup = [&s](const std::string& name) -> Task<StatusOr<registry::Object>> {
