@@ -9,6 +9,8 @@
 #include <thread>
 
 #include "admission/builtin_plugins.h"
+#include "api/apiextensions/crd_controller.h"
+#include "api/apiextensions/crd_resource.h"
 #include "api/apps/apps.h"
 #include "api/autoscaling/autoscaling.h"
 #include "api/batch/batch.h"
@@ -70,6 +72,9 @@ struct App::State {
   std::unique_ptr<endpoints::OpenApiHandler> openapi;
   std::unique_ptr<const apimachinery::ProtobufCodec> protobuf;
   std::unique_ptr<admission::Chain> admission;
+  // CRDs: the change signal their storage raises and the loop that serves custom resources.
+  std::shared_ptr<api::apiextensions::CrdChangeSignal> crd_signal;
+  std::unique_ptr<api::apiextensions::CrdController> crd_controller;
   // Last: stopped and destroyed before the API and storage it uses.
   std::unique_ptr<controllers::ControllerManager> controllers;
 };
@@ -234,8 +239,26 @@ Status App::Start() {
   for (auto& group : api::CatalogGroups(deps)) endpoints::InstallResources(s.apis, std::move(group));
   endpoints::InstallResources(s.apis, s.authentication->AuthenticationApi(deps));
   endpoints::InstallResources(s.apis, s.authentication->ServiceAccountTokenApi(deps));
+  s.crd_signal = std::make_shared<api::apiextensions::CrdChangeSignal>();
+  endpoints::InstallResources(s.apis, api::apiextensions::Install(deps, s.crd_signal));
   s.storage->RegisterResources(s.apis);
   RETURN_IF_ERROR(EnsureSystemNamespaces(s.apis));
+  {
+    // Custom resources: cached like the built-ins, their JSON written with sorted keys as kube's
+    // unstructured encoder does.
+    api::apiextensions::CrdController::Options co;
+    co.deps.deps = deps;
+    co.deps.deps.store_for = [&s](const std::string& root, const registry::ResourceInfo& info,
+                                  const std::shared_ptr<const registry::Strategy>& strategy) {
+      apimachinery::JsonWriteOptions json;
+      json.sort_keys = true;
+      return s.caches->For(root, info.group, info.resource,
+                           [strategy](const storage::Object& obj) { return strategy->SelectableFields(obj); }, json);
+    };
+    co.deps.builtin = std::shared_ptr<const apimachinery::SchemaRegistry>(s.schemas.get(), [](const apimachinery::SchemaRegistry*) {});
+    s.crd_controller = std::make_unique<api::apiextensions::CrdController>(s.apis, s.crd_signal, std::move(co));
+    s.crd_controller->Start();
+  }
   RETURN_IF_ERROR(BootstrapCatalogObjects(s.apis));  // after every group is installed
   endpoints::HandlerLimits limits;
   limits.max_body_bytes = static_cast<size_t>(o.max_request_body_bytes);
@@ -354,6 +377,7 @@ void App::Shutdown() {
   s.shutting_down = true;
   if (s.kubernetes_service) s.kubernetes_service->Stop();  // this server leaves the kubernetes Endpoints
   if (s.controllers) s.controllers->Stop();
+  if (s.crd_controller) s.crd_controller->Stop();
   if (s.opts.shutdown_delay.count() > 0) {
     std::this_thread::sleep_for(s.opts.shutdown_delay);
   }

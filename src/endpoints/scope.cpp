@@ -367,7 +367,11 @@ StatusOr<registry::Object> Scope::DecodeValue(json::value v, const std::string& 
   }
   obj["apiVersion"] = api_version;
   obj["kind"] = kind;
-  if (entry_.schema) {
+  if (entry_.schema && entry_.custom) {
+    // Custom resources decode into unstructured objects: a wrong type is a validation error (422)
+    // later, and fields the schema does not specify are pruned (reported for Warn/Strict).
+    for (auto& p : am::PruneBySchema(v, entry_.schema, true)) strict_errors.push_back(am::UnknownFieldMessage(p));
+  } else if (entry_.schema) {
     // Wrong types fail decoding, as they do for kube's typed decoder.
     if (auto type_err = CheckTypes(v, entry_.schema, info.kind); !type_err.empty()) {
       auto gvk = am::FromApiVersionAndKind(api_version, kind);

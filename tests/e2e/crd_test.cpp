@@ -1,0 +1,260 @@
+// End-to-end: CustomResourceDefinitions through the real kubectl (1.31 and 1.33): apply a CRD, wait
+// for Established, create/get/list/patch/delete custom resources, printer columns in `kubectl get`,
+// `kubectl explain`, kube's 422 messages for invalid objects, pruning and defaults, the status and
+// scale subresources, strategic merge patch refused with 415, discovery, and deleting the CRD (its
+// custom resources go with it, and the resource stops being served).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "e2e_util.h"
+
+namespace capstan::e2e {
+namespace {
+
+const char* kCrd = R"(apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: crontabs.stable.example.com
+spec:
+  group: stable.example.com
+  scope: Namespaced
+  names:
+    plural: crontabs
+    singular: crontab
+    kind: CronTab
+    shortNames: [ct]
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+      scale:
+        specReplicasPath: .spec.replicas
+        statusReplicasPath: .status.replicas
+    additionalPrinterColumns:
+    - name: Spec
+      type: string
+      jsonPath: .spec.cronSpec
+    - name: Replicas
+      type: integer
+      jsonPath: .spec.replicas
+    - name: Age
+      type: date
+      jsonPath: .metadata.creationTimestamp
+    schema:
+      openAPIV3Schema:
+        type: object
+        description: CronTab runs an image on a schedule.
+        properties:
+          spec:
+            type: object
+            description: The desired schedule.
+            required: [cronSpec]
+            properties:
+              cronSpec:
+                type: string
+                description: The cron schedule.
+                pattern: '^(\d+|\*)(/\d+)?(\s+(\d+|\*)(/\d+)?){4}$'
+              image:
+                type: string
+                default: nginx
+              replicas:
+                type: integer
+                minimum: 1
+                maximum: 10
+          status:
+            type: object
+            properties:
+              replicas:
+                type: integer
+)";
+
+const char* kCronTab = R"(apiVersion: stable.example.com/v1
+kind: CronTab
+metadata:
+  name: my-cron
+spec:
+  cronSpec: "* * * * */5"
+  replicas: 2
+)";
+
+class CrdTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  static void SetUpTestSuite() { server_ = new ServerProcess(); }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+  void SetUp() override { ASSERT_TRUE(server_->ok()) << server_->error(); }
+  CommandResult K(const std::vector<std::string>& args, const std::string& input = "") const {
+    return server_->Kubectl(args, input, GetParam());
+  }
+  static std::vector<std::string> Lines(const std::string& s) {
+    std::vector<std::string> out;
+    std::istringstream in(s);
+    for (std::string l; std::getline(in, l);) out.push_back(std::regex_replace(l, std::regex(" +"), " "));
+    return out;
+  }
+  static ServerProcess* server_;
+};
+ServerProcess* CrdTest::server_ = nullptr;
+
+TEST_P(CrdTest, LifecycleThroughKubectl) {
+  auto apply = K({"apply", "-f", "-"}, kCrd);
+  ASSERT_EQ(apply.exit_code, 0) << apply.err;
+  EXPECT_EQ(apply.out, "customresourcedefinition.apiextensions.k8s.io/crontabs.stable.example.com created\n");
+  auto wait = K({"wait", "--for=condition=Established", "--timeout=10s", "crd/crontabs.stable.example.com"});
+  ASSERT_EQ(wait.exit_code, 0) << wait.err;
+  EXPECT_EQ(wait.out, "customresourcedefinition.apiextensions.k8s.io/crontabs.stable.example.com condition met\n");
+  auto names = K({"get", "crd", "crontabs.stable.example.com", "-o",
+                  "jsonpath={.status.acceptedNames.kind},{.status.conditions[?(@.type==\"NamesAccepted\")].reason},"
+                  "{.status.storedVersions[0]}"});
+  EXPECT_EQ(names.out, "CronTab,NoConflicts,v1");
+
+  // Discovery (aggregated for the newer kubectls) lists the resource with its short name.
+  auto res = K({"api-resources", "--api-group=stable.example.com"});
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  auto rl = Lines(res.out);
+  ASSERT_EQ(rl.size(), 2u) << res.out;
+  EXPECT_EQ(rl[1], "crontabs ct stable.example.com/v1 true CronTab");
+
+  auto create = K({"create", "-f", "-"}, kCronTab);
+  ASSERT_EQ(create.exit_code, 0) << create.err;
+  EXPECT_EQ(create.out, "crontab.stable.example.com/my-cron created\n");
+  auto get = K({"get", "crontabs"});
+  ASSERT_EQ(get.exit_code, 0) << get.err;
+  auto gl = Lines(get.out);
+  ASSERT_EQ(gl.size(), 2u) << get.out;
+  EXPECT_EQ(gl[0], "NAME SPEC REPLICAS AGE");
+  EXPECT_TRUE(std::regex_match(gl[1], std::regex("my-cron \\* \\* \\* \\* \\*/5 2 [0-9]+s"))) << gl[1];
+  auto by_short = K({"get", "ct", "my-cron", "-o", "jsonpath={.spec.image},{.metadata.generation}"});
+  EXPECT_EQ(by_short.out, "nginx,1") << by_short.err;
+
+  // Patches: merge and JSON; strategic merge is refused for custom resources.
+  auto merge = K({"patch", "crontab", "my-cron", "--type=merge", "-p", R"({"spec":{"replicas":3}})"});
+  ASSERT_EQ(merge.exit_code, 0) << merge.err;
+  EXPECT_EQ(merge.out, "crontab.stable.example.com/my-cron patched\n");
+  auto jp = K({"patch", "crontab", "my-cron", "--type=json", "-p", R"([{"op":"replace","path":"/spec/image","value":"busybox"}])"});
+  ASSERT_EQ(jp.exit_code, 0) << jp.err;
+  auto smp = K({"patch", "crontab", "my-cron", "--type=strategic", "-p", R"({"spec":{"replicas":4}})"});
+  EXPECT_NE(smp.exit_code, 0);
+  EXPECT_NE(smp.err.find("the body of the request was in an unknown format - accepted media types include: "
+                         "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"),
+            std::string::npos)
+      << smp.err;
+  auto after = K({"get", "crontab", "my-cron", "-o", "jsonpath={.spec.replicas},{.spec.image},{.metadata.generation}"});
+  EXPECT_EQ(after.out, "3,busybox,3");
+
+  // Scale subresource.
+  auto scale = K({"scale", "crontab", "my-cron", "--replicas=5"});
+  ASSERT_EQ(scale.exit_code, 0) << scale.err;
+  EXPECT_EQ(K({"get", "crontab", "my-cron", "-o", "jsonpath={.spec.replicas}"}).out, "5");
+
+  // Invalid objects: kube's 422 messages.
+  auto invalid = K({"create", "-f", "-"}, R"(apiVersion: stable.example.com/v1
+kind: CronTab
+metadata:
+  name: bad
+spec:
+  cronSpec: "nope"
+  replicas: 20
+)");
+  EXPECT_NE(invalid.exit_code, 0);
+  EXPECT_NE(invalid.err.find("The CronTab \"bad\" is invalid: \n* spec.cronSpec: Invalid value: \"nope\": spec.cronSpec in "
+                             "body should match '^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$'\n* spec.replicas: "
+                             "Invalid value: 20: spec.replicas in body should be less than or equal to 10"),
+            std::string::npos)
+      << invalid.err;
+  auto type = K({"create", "-f", "-"}, R"(apiVersion: stable.example.com/v1
+kind: CronTab
+metadata:
+  name: bad
+spec:
+  cronSpec: "* * * * *"
+  replicas: "two"
+)");
+  EXPECT_NE(type.exit_code, 0);
+  EXPECT_NE(type.err.find("The CronTab \"bad\" is invalid: spec.replicas: Invalid value: \"string\": spec.replicas in "
+                          "body must be of type integer: \"string\""),
+            std::string::npos)
+      << type.err;
+
+  // Unknown fields are pruned (and reported as kubectl's strict validation asks).
+  auto unknown = K({"create", "--validate=false", "-f", "-"}, R"(apiVersion: stable.example.com/v1
+kind: CronTab
+metadata:
+  name: pruned
+spec:
+  cronSpec: "* * * * *"
+  color: blue
+)");
+  ASSERT_EQ(unknown.exit_code, 0) << unknown.err;
+  EXPECT_EQ(K({"get", "crontab", "pruned", "-o", "jsonpath={.spec}"}).out, R"({"cronSpec":"* * * * *","image":"nginx"})");
+  auto strict = K({"create", "--validate=strict", "-f", "-"}, R"(apiVersion: stable.example.com/v1
+kind: CronTab
+metadata:
+  name: strict
+spec:
+  cronSpec: "* * * * *"
+  color: blue
+)");
+  EXPECT_NE(strict.exit_code, 0);
+  EXPECT_NE(strict.err.find("unknown field \"spec.color\""), std::string::npos) << strict.err;
+
+  // kubectl explain reads the published OpenAPI schema.
+  auto explain = K({"explain", "crontabs.spec"});
+  ASSERT_EQ(explain.exit_code, 0) << explain.err;
+  EXPECT_NE(explain.out.find("The desired schedule."), std::string::npos) << explain.out;
+  EXPECT_NE(explain.out.find("cronSpec"), std::string::npos) << explain.out;
+  EXPECT_NE(explain.out.find("The cron schedule."), std::string::npos) << explain.out;
+
+  // Deleting the CRD deletes its custom resources and stops serving them.
+  auto del = K({"delete", "crd", "crontabs.stable.example.com", "--timeout=20s"});
+  ASSERT_EQ(del.exit_code, 0) << del.err;
+  EXPECT_EQ(del.out, "customresourcedefinition.apiextensions.k8s.io \"crontabs.stable.example.com\" deleted\n");
+  auto gone = K({"get", "crd", "crontabs.stable.example.com"});
+  EXPECT_NE(gone.exit_code, 0);
+  bool unserved = false;
+  for (int i = 0; i < 50 && !unserved; ++i) {
+    auto r = K({"get", "--raw", "/apis/stable.example.com/v1/crontabs"});
+    unserved = r.exit_code != 0 && r.err.find("NotFound") != std::string::npos;
+    if (!unserved) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_TRUE(unserved);
+  EXPECT_EQ(K({"api-resources", "--api-group=stable.example.com", "--no-headers"}).out, "");
+
+  // Re-created, the resource starts empty: the old instances were deleted from storage.
+  ASSERT_EQ(K({"apply", "-f", "-"}, kCrd).exit_code, 0);
+  ASSERT_EQ(K({"wait", "--for=condition=Established", "--timeout=10s", "crd/crontabs.stable.example.com"}).exit_code, 0);
+  bool empty = false;
+  for (int i = 0; i < 50 && !empty; ++i) {
+    auto r = K({"get", "crontabs", "-A", "--no-headers"});
+    empty = r.exit_code == 0 && r.out.empty() && r.err.find("No resources found") != std::string::npos;
+    if (!empty) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_TRUE(empty);
+  ASSERT_EQ(K({"delete", "crd", "crontabs.stable.example.com"}).exit_code, 0);
+}
+
+TEST_P(CrdTest, InvalidCrdIsRejectedWithKubesMessage) {
+  std::string bad = kCrd;
+  bad = std::regex_replace(bad, std::regex("            type: object\n            description: The desired schedule.\n"),
+                           "            description: The desired schedule.\n");
+  auto r = K({"apply", "-f", "-"}, bad);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("The CustomResourceDefinition \"crontabs.stable.example.com\" is invalid: "
+                       "spec.validation.openAPIV3Schema.properties[spec].type: Required value: must not be empty for "
+                       "specified object fields"),
+            std::string::npos)
+      << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Kubectl, CrdTest, ::testing::Values("31", "33"));
+
+}  // namespace
+}  // namespace capstan::e2e
