@@ -4,6 +4,7 @@
 #include "storage/embedded/embedded_backend.h"
 #include "storage/etcd3/compactor.h"
 #include "storage/etcd3/etcd3_backend.h"
+#include "storage/etcd3/etcd3_client.h"
 #include "storage/etcd3/health_check.h"
 #include "storage/transformers/resource_transformers.h"
 #include "util/duration.h"
@@ -88,6 +89,13 @@ void StorageSetup::AddHealthChecks(server::HealthChecks& health, storage::Backen
   health.Add("etcd", etcd_health_->MakeCheck(duration_cast<milliseconds>(options_.etcd_healthcheck_timeout)));
   health.Add("etcd-readiness", etcd_health_->MakeCheck(duration_cast<milliseconds>(options_.etcd_readycheck_timeout)),
              server::HealthChecks::kReadyz);
+}
+
+std::function<bool()> StorageSetup::WatchProgressReliable(storage::Backend& backend) const {
+  if (options_.etcd_servers.empty()) return nullptr;
+  auto* etcd = dynamic_cast<storage::etcd3::Etcd3Backend*>(&backend);
+  if (!etcd) return nullptr;
+  return [etcd] { return storage::etcd3::ReliableProgressVersion(etcd->ServerVersion()); };
 }
 
 void StorageSetup::RegisterResources(const endpoints::ApiRegistry& apis) {

@@ -16,6 +16,7 @@
 // Thread-safety: built and wired once at start; the parts it hands out are thread-safe.
 #pragma once
 
+#include <functional>
 #include <memory>
 
 #include "apimachinery/status.h"
@@ -49,6 +50,12 @@ class StorageSetup {
   // Starts the compactor on `backend` (etcd only).
   void StartCompactor(storage::Backend& backend);
   void AddHealthChecks(server::HealthChecks& health, storage::Backend& backend);
+  // Whether `backend`'s watch progress answers are in order (the watch cache's
+  // WatchCacheFlags::progress_reliable): always for the embedded store; for etcd, whether the
+  // members' version answers progress requests after every earlier event (3.4.31+, 3.5.13+). On
+  // older etcd the watch cache sends consistent reads to etcd instead of waiting for freshness it
+  // cannot prove. The function reads the version each call (a rolling upgrade turns it on).
+  std::function<bool()> WatchProgressReliable(storage::Backend& backend) const;
   // Tells the encryption transformer which group/resource each served resource's key root holds.
   void RegisterResources(const endpoints::ApiRegistry& apis);
 

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <future>
+
 #include "storage/cacher/cacher_factory.h"
 #include "storage/cacher/cacher_metrics.h"
 #include "storage/cacher/watch_cache.h"
@@ -235,6 +238,45 @@ TEST_F(CacherTest, ConsistentListWaitsForTheCacheAndFallsBackWhenItCannotCatchUp
   auto r4 = SyncWait(cache.GetList("/registry/configmaps/ns", fresh));
   ASSERT_TRUE(r4.ok());
   EXPECT_EQ(r4->items.size(), 2u);
+}
+
+TEST_F(CacherTest, WithoutInOrderProgressAnswersAConsistentListTheCacheIsBehindOnGoesToTheStoreAtOnce) {
+  // etcd before 3.4.31/3.5.13: a progress answer cannot prove the cache fresh, so the cache must not
+  // wait for one (fresh_timeout is an hour here: waiting would hang the test).
+  CacherConfig c = Config();
+  c.fresh_timeout = std::chrono::hours(1);
+  std::atomic<int> asked{0};
+  c.progress_reliable = [&asked] {
+    ++asked;
+    return false;
+  };
+  CacherMetrics& m = metrics_;
+  c.metrics = &m;
+  Cacher& cache = MakeCacher(std::move(c));
+  Create("ns", "a");
+  // Fresh enough already (the cache saw "a", or the store answers): no wait either way.
+  auto r = SyncWait(cache.GetList("/registry/configmaps/ns", {}));
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->items.size(), 1u);
+  gate_->HoldWatches(true);
+  cache.FailStorageWatchForTest(Status::Storage(StorageCode::kUnavailable, "test"));
+  ASSERT_TRUE(gate_->WaitForHeldWatch());
+  Create("ns", "b");
+  int before = asked.load();
+  auto list = std::async(std::launch::async, [&] { return SyncWait(cache.GetList("/registry/configmaps/ns", {})); });
+  ASSERT_EQ(list.wait_for(std::chrono::seconds(60)), std::future_status::ready) << "the consistent list waited";
+  auto r2 = list.get();
+  ASSERT_TRUE(r2.ok());
+  EXPECT_EQ(r2->items.size(), 2u);
+  EXPECT_GT(asked.load(), before);
+  EXPECT_GE(m.consistent_read.Find({"", "configmaps", "true", "true"})->Value(), 1);
+  // A GET at a revision the cache has not seen goes to the store as well.
+  GetOptions g;
+  g.resource_version = std::to_string(Revision());
+  auto get = std::async(std::launch::async, [&] { return SyncWait(cache.Get("/registry/configmaps/ns/b", g)); });
+  ASSERT_EQ(get.wait_for(std::chrono::seconds(60)), std::future_status::ready) << "the GET waited";
+  EXPECT_TRUE(get.get().ok());
+  gate_->HoldWatches(false);
 }
 
 TEST_F(CacherTest, FutureResourceVersionsGetTheStoresAnswer) {

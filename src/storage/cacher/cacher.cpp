@@ -113,6 +113,8 @@ Task<bool> CacherCore::WaitFresh(int64_t revision) {
     if (cache.revision() >= revision) co_return true;
     if (stopping) co_return false;
   }
+  // Without in-order progress answers only an event could prove the revision: do not wait for one.
+  if (config.progress_reliable && !config.progress_reliable()) co_return false;
   RequestProgress();
   auto self = shared_from_this();
   bool ok = co_await Await<bool>([self, revision](std::function<void(bool)> cb) {

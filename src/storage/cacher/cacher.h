@@ -6,7 +6,9 @@
 // reads the cache cannot answer go to the decorated store:
 //  - LIST: resourceVersion "" is a consistent read (the cache waits, at most fresh_timeout, until it
 //    has seen the store's current revision, asking the storage watch for a progress notification;
-//    then the store answers); "0" and NotOlderThan are served at the cache's revision once it is at
+//    then the store answers; when the storage cannot answer progress requests in order (etcd before
+//    3.4.31/3.5.13, see progress_reliable) the store answers at once, as kube delegates such reads);
+//    "0" and NotOlderThan are served at the cache's revision once it is at
 //    least the one asked for; Exact and continue tokens are served at their revision while the ring
 //    still holds it (the latest state with the newer changes undone), else by the store (which has
 //    the data or says 410 Expired). Label, field and namespace filtering happens in memory on each
@@ -62,6 +64,11 @@ struct CacherConfig {
   std::chrono::seconds event_fresh{75};     // the ring grows to keep changes this recent
   size_t max_pending_events = 10000;        // per watcher; beyond it the watcher is ended
   std::chrono::milliseconds fresh_timeout{3000};
+  // Whether the storage watch's progress requests prove the store's current revision (etcd from
+  // 3.4.31/3.5.13; the embedded store). When it returns false a consistent read the cache is not
+  // already fresh for goes to the store at once instead of waiting fresh_timeout for a progress
+  // answer that cannot come. Null: reliable. Called per read; must be cheap and thread-safe.
+  std::function<bool()> progress_reliable;
   std::chrono::milliseconds bookmark_frequency{60000};
   std::chrono::milliseconds tick{1000};     // period of bookmarks/deadline checks; 0: only Tick()
   int64_t list_page_size = 10000;

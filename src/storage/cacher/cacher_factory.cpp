@@ -118,6 +118,7 @@ ObjectStore* CacherFactory::ForLocked(const std::string& key_root, const std::st
     c.fields = std::move(fields);
     c.json = json;
     c.capacity = static_cast<size_t>(size);
+    c.progress_reliable = flags_.progress_reliable;
     c.metrics = metrics_.get();
     slot = std::make_unique<Cacher>(std::move(c));
   }

@@ -15,6 +15,7 @@
 // Thread-safe.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -33,6 +34,9 @@ struct WatchCacheFlags {
   bool enabled = true;                // --watch-cache
   int default_size = 100;             // --default-watch-cache-size
   std::map<std::string, int> sizes;   // --watch-cache-sizes, by "resource" or "resource.group"
+  // Whether the backend's watch progress answers are in order (CacherConfig::progress_reliable);
+  // null: reliable. cmd/storage_setup.h gives etcd's.
+  std::function<bool()> progress_reliable;
 };
 
 // Parses --watch-cache-sizes values ("configmaps#100", "deployments.apps#0") with kube's errors:
