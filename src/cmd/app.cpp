@@ -190,6 +190,7 @@ Status App::Start() {
   wc.enabled = o.watch_cache;
   wc.default_size = o.default_watch_cache_size;
   if (auto sizes = storage::ParseWatchCacheSizes(o.watch_cache_sizes); sizes.ok()) wc.sizes = std::move(*sizes);
+  wc.progress_reliable = s.storage->WatchProgressReliable(*s.backend);  // etcd before 3.4.31: reads go to etcd
   s.caches = std::make_unique<storage::CacherFactory>(
       wc, *s.backend, static_cast<storage::BackendObjectStore&>(*s.objects), &s.metrics, o.etcd_prefix);
 
