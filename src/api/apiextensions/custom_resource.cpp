@@ -181,7 +181,7 @@ StatusOr<ServedCustomResource> BuildCustomResource(const CustomResourceDeps& cde
       auto conv = crd.conversion_strategy == "Webhook" ? MissingWebhookConverter(crd.name)
                                                         : NoneConverter(crd.group + "/" + v.name, storage_api_version);
       main = registry::WrapConverting(info, b.store, conv);
-      if (b.status) {
+      if (b.status && v.has_status) {
         registry::ResourceInfo si = info;
         si.subresource = "status";
         status = registry::WrapConverting(si, b.status, conv);

@@ -275,5 +275,57 @@ TEST_F(CrdTest, DeletionRemovesInstancesThenTheCrd) {
   EXPECT_TRUE(list->items.empty());
 }
 
+TEST_F(CrdTest, VersionsWithConversionNone) {
+  Object crd = Parse(kCronTab);
+  auto& versions = crd["spec"].as_object()["versions"].as_array();
+  json::object v2 = versions[0].as_object();
+  v2["name"] = "v2";
+  v2["storage"] = false;
+  v2.erase("subresources");
+  versions.push_back(v2);
+  versions[0].as_object()["served"] = true;
+  ASSERT_TRUE(env_.Create("customresourcedefinitions", crd).ok());
+  Settle();
+  snap_ = apis_.Snapshot();
+  const auto* v1 = snap_->FindResource("stable.example.com", "v1", "crontabs", "");
+  const auto* v2e = snap_->FindResource("stable.example.com", "v2", "crontabs", "");
+  ASSERT_NE(v1, nullptr);
+  ASSERT_NE(v2e, nullptr);
+  EXPECT_EQ(snap_->FindResource("stable.example.com", "v2", "crontabs", "status"), nullptr);
+  Object body = CronTab("a", R"({"cronSpec":"* * * * *"})");
+  body["apiVersion"] = "stable.example.com/v2";
+  auto created = SyncWait(v2e->creater->Create(Ns(), body, {}));
+  ASSERT_TRUE(created.ok()) << created.status().message();
+  EXPECT_EQ((*created)["apiVersion"].as_string(), "stable.example.com/v2");
+  auto as_v1 = SyncWait(v1->getter->Get(Ns(), "a", {}));
+  ASSERT_TRUE(as_v1.ok());
+  EXPECT_EQ((*as_v1)["apiVersion"].as_string(), "stable.example.com/v1");
+  EXPECT_EQ((*as_v1)["spec"].at("image").as_string(), "nginx");
+  auto listed = SyncWait(v2e->lister->List(Ns(), {}));
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->items.size(), 1u);
+  EXPECT_EQ(listed->items[0]["apiVersion"].as_string(), "stable.example.com/v2");
+
+  // Only one storage version; storedVersions records every version that has been one.
+  auto moved = env_.Mutate("customresourcedefinitions", "crontabs.stable.example.com", [](Object& o) {
+    auto& vs = o["spec"].as_object()["versions"].as_array();
+    vs[0].as_object()["storage"] = false;
+    vs[1].as_object()["storage"] = true;
+  });
+  ASSERT_TRUE(moved.ok()) << moved.status().message();
+  EXPECT_EQ(json::serialize(moved->object["status"].at("storedVersions")), R"(["v1","v2"])");
+  auto dropped = env_.Mutate("customresourcedefinitions", "crontabs.stable.example.com", [](Object& o) {
+    auto& vs = o["spec"].as_object()["versions"].as_array();
+    vs.erase(vs.begin());
+  });
+  ASSERT_FALSE(dropped.ok());
+  EXPECT_NE(dropped.status().message().find(
+                "status.storedVersions[0]: Invalid value: \"v1\": missing from spec.versions; v1 was previously a "
+                "storage version, and must remain in spec.versions until a storage migration ensures no data remains "
+                "persisted in v1 and removes v1 from status.storedVersions"),
+            std::string::npos)
+      << dropped.status().message();
+}
+
 }  // namespace
 }  // namespace capstan::api::apiextensions
