@@ -225,6 +225,7 @@ StatusOr<bool> CrdController::ReconcileOnce() {
           s.key = key;
           s.group = group;
           s.plural = accepted.plural;
+          s.terminating = built->terminating;
           for (const auto& v : ParseCrd(serving).versions) {
             if (v.served) s.versions.push_back(v.name);
           }
@@ -241,6 +242,9 @@ StatusOr<bool> CrdController::ReconcileOnce() {
           served_[name] = std::move(s);
           LogInfo("serving custom resource", {{"crd", name}});
         }
+      }
+      if (auto sit = served_.find(name); sit != served_.end() && sit->second.terminating) {
+        sit->second.terminating->store(am::GetDeletionTimestamp(crd).has_value());
       }
       if (served_.count(name) && !IsConditionTrue(desired, "Established")) {
         SetCondition(desired, "Established", "True", "InitialNamesAccepted", "the initial names have been accepted", now);

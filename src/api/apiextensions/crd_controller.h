@@ -56,6 +56,7 @@ class CrdController {
     std::string key;  // uid, generation and accepted names: what the storages were built from
     std::string group, plural;
     std::vector<std::string> versions;
+    std::shared_ptr<std::atomic<bool>> terminating;
   };
   void Loop();
   void Uninstall(const ServedCrd& s);

@@ -74,14 +74,36 @@ std::shared_ptr<const registry::VersionConverter> NoneConverter(const std::strin
 }
 
 // Webhook conversion is not implemented: a needed conversion fails as kube's does when the webhook
-// cannot be reached.
-std::shared_ptr<const registry::VersionConverter> MissingWebhookConverter(const std::string& crd_name) {
-  auto fail = [crd_name](registry::Object) -> StatusOr<registry::Object> {
-    return Status(500, "InternalError",
-                  "conversion webhook for " + crd_name + " failed: conversion webhooks are not supported by this server");
+// cannot be reached (500, naming the object's group, version and kind).
+std::shared_ptr<const registry::VersionConverter> MissingWebhookConverter() {
+  auto fail = [](registry::Object o) -> StatusOr<registry::Object> {
+    std::string api_version = o.contains("apiVersion") && o["apiVersion"].is_string() ? std::string(o["apiVersion"].get_string()) : "";
+    std::string kind = o.contains("kind") && o["kind"].is_string() ? std::string(o["kind"].get_string()) : "";
+    return am::NewInternalError("conversion webhook for " + api_version + ", Kind=" + kind +
+                                " failed: conversion webhooks are not supported by this server yet");
   };
   return registry::MakeFunctionConverter(fail, fail);
 }
+
+// The Store of custom resources: creates are refused while the CRD is terminating.
+class CustomResourceStore : public registry::OwningStore {
+ public:
+  CustomResourceStore(registry::StoreConfig c, std::shared_ptr<const registry::Strategy> s,
+                      std::shared_ptr<std::atomic<bool>> terminating)
+      : OwningStore(std::move(c), std::move(s)), terminating_(std::move(terminating)) {}
+  Task<StatusOr<registry::Object>> Create(const registry::Context& ctx, registry::Object obj,
+                                          const registry::CreateOptions& opts) override {
+    if (terminating_->load()) {
+      Status st = am::NewMethodNotSupported(Info().GroupResource(), "create");
+      st.WithMessage("create not allowed while custom resource definition is terminating");
+      co_return st;
+    }
+    co_return co_await OwningStore::Create(ctx, std::move(obj), opts);
+  }
+
+ private:
+  std::shared_ptr<std::atomic<bool>> terminating_;
+};
 
 }  // namespace
 
@@ -91,6 +113,7 @@ StatusOr<ServedCustomResource> BuildCustomResource(const CustomResourceDeps& cde
   const CrdVersion* storage_version = crd.StorageVersion();
   if (!storage_version) return Status(500, "InternalError", "CustomResourceDefinition " + crd.name + " has no storage version");
   ServedCustomResource out;
+  out.terminating = std::make_shared<std::atomic<bool>>(false);
   // The schema trees live as long as the storages (the strategy holds them).
   auto keep = std::make_shared<std::vector<std::shared_ptr<const am::Schema>>>();
 
@@ -147,7 +170,7 @@ StatusOr<ServedCustomResource> BuildCustomResource(const CustomResourceDeps& cde
     if (deps.store_for) c.storage = deps.store_for(key_root, c.info, strategy);
     c.admission = deps.admission;
     c.clock = deps.clock;
-    b.store = std::make_shared<registry::OwningStore>(c, strategy);
+    b.store = std::make_shared<CustomResourceStore>(c, strategy, out.terminating);
     if (v.has_status) {
       registry::StoreConfig stc = c;
       stc.info.subresource = "status";
@@ -178,7 +201,7 @@ StatusOr<ServedCustomResource> BuildCustomResource(const CustomResourceDeps& cde
         b.published = published->get();
         keep->push_back(std::move(*published));
       }
-      auto conv = crd.conversion_strategy == "Webhook" ? MissingWebhookConverter(crd.name)
+      auto conv = crd.conversion_strategy == "Webhook" ? MissingWebhookConverter()
                                                         : NoneConverter(crd.group + "/" + v.name, storage_api_version);
       main = registry::WrapConverting(info, b.store, conv);
       if (b.status && v.has_status) {

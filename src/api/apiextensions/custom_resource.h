@@ -8,9 +8,10 @@
 // Objects live under <prefix>/<group>/<plural>/[<ns>/]<name> in the storage version; other versions
 // are served through a ConvertingStore whose conversion (strategy None) rewrites apiVersion. A
 // Webhook conversion is not implemented: such versions answer 503 with kube's conversion failure
-// text when a conversion is needed. Built once per CRD generation; immutable and thread-safe.
+// text when a conversion is needed (500 "conversion webhook for <gvk> failed: ..."). Built once per CRD generation; immutable and thread-safe.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +35,9 @@ struct CustomResourceDeps {
 
 struct ServedCustomResource {
   std::vector<registry::RestResource> resources;  // every served version, with subresources
+  // Set while the CRD is terminating: creates answer 405 "create not allowed while custom resource
+  // definition is terminating", as kube's.
+  std::shared_ptr<std::atomic<bool>> terminating;
   std::vector<std::shared_ptr<const apimachinery::Schema>> schemas;  // owned schema trees
 };
 

@@ -261,6 +261,17 @@ TEST_F(CrdTest, DeletionRemovesInstancesThenTheCrd) {
   ASSERT_TRUE(del.ok()) << del.status().message();
   EXPECT_FALSE(del->deleted);
   EXPECT_EQ(am::GetFinalizers(del->object), std::vector<std::string>{kCleanupFinalizer});
+  // One pass: the CRD is Terminating, creates are refused.
+  ASSERT_TRUE(controller_->ReconcileOnce().ok());
+  auto terminating = env_.Get("customresourcedefinitions", "crontabs.stable.example.com");
+  ASSERT_TRUE(terminating.ok());
+  const auto* term = FindCondition(*terminating, "Terminating");
+  ASSERT_NE(term, nullptr);
+  EXPECT_EQ(term->at("reason").as_string(), "InstanceDeletionInProgress");
+  auto refused = SyncWait(Cr()->creater->Create(Ns(), CronTab("c", R"({"cronSpec":"* * * * *"})"), {}));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), 405);
+  EXPECT_EQ(refused.status().message(), "create not allowed while custom resource definition is terminating");
   Settle();
   EXPECT_EQ(env_.Get("customresourcedefinitions", "crontabs.stable.example.com").status().code(), 404);
   EXPECT_EQ(Cr(), nullptr);
@@ -325,6 +336,40 @@ TEST_F(CrdTest, VersionsWithConversionNone) {
                 "persisted in v1 and removes v1 from status.storedVersions"),
             std::string::npos)
       << dropped.status().message();
+}
+
+TEST_F(CrdTest, WebhookConversionIsMissingAndCelRulesWarn) {
+  Object crd = Parse(kCronTab);
+  auto& spec = crd["spec"].as_object();
+  auto& versions = spec["versions"].as_array();
+  json::object v2 = versions[0].as_object();
+  v2["name"] = "v2";
+  v2["storage"] = false;
+  v2.erase("subresources");
+  v2["schema"].as_object()["openAPIV3Schema"].as_object()["x-kubernetes-validations"] =
+      json::array{json::object{{"rule", "self.spec.replicas < 5"}}};
+  versions.push_back(v2);
+  spec["conversion"] = Parse(R"({"strategy":"Webhook","webhook":{"conversionReviewVersions":["v1"],
+      "clientConfig":{"url":"https://127.0.0.1:1/convert"}}})");
+  std::vector<std::string> warnings;
+  registry::Context ctx = env_.Ctx("");
+  ctx.warnings = &warnings;
+  auto* creater = env_.As<registry::Creater>("customresourcedefinitions");
+  auto created = SyncWait(creater->Create(ctx, crd, {}));
+  ASSERT_TRUE(created.ok()) << created.status().message();
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("x-kubernetes-validations"), std::string::npos);
+  Settle();
+  ASSERT_TRUE(SyncWait(Cr()->creater->Create(Ns(), CronTab("a", R"({"cronSpec":"* * * * *"})"), {})).ok());
+  snap_ = apis_.Snapshot();
+  const auto* v2e = snap_->FindResource("stable.example.com", "v2", "crontabs", "");
+  ASSERT_NE(v2e, nullptr);
+  auto get = SyncWait(v2e->getter->Get(Ns(), "a", {}));
+  ASSERT_FALSE(get.ok());
+  EXPECT_EQ(get.status().code(), 500);
+  EXPECT_EQ(get.status().message(),
+            "Internal error occurred: conversion webhook for stable.example.com/v1, Kind=CronTab failed: conversion "
+            "webhooks are not supported by this server yet");
 }
 
 }  // namespace
