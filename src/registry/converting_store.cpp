@@ -131,7 +131,10 @@ Task<StatusOr<Object>> ConvertingStore::Get(const Context& ctx, const std::strin
 
 Task<StatusOr<ObjectList>> ConvertingStore::List(const Context& ctx, const ListOptions& opts) {
   if (!lister_) co_return NotSupported("list");
-  auto r = co_await lister_->List(ctx, opts);
+  // Items are converted one by one, so they are asked for as objects (not the cache's stored JSON).
+  ListOptions inner_opts = opts;
+  inner_opts.accept_serialized = false;
+  auto r = co_await lister_->List(ctx, inner_opts);
   if (!r.ok()) co_return r.TakeStatus();
   for (auto& item : r->items) {
     auto c = co_await conv_->FromStorage(std::move(item));
@@ -143,7 +146,9 @@ Task<StatusOr<ObjectList>> ConvertingStore::List(const Context& ctx, const ListO
 
 Task<StatusOr<std::unique_ptr<WatchStream>>> ConvertingStore::Watch(const Context& ctx, const ListOptions& opts) {
   if (!watcher_) co_return NotSupported("watch");
-  auto w = co_await watcher_->Watch(ctx, opts);
+  ListOptions inner_opts = opts;
+  inner_opts.accept_serialized = false;  // events are converted one by one (see List)
+  auto w = co_await watcher_->Watch(ctx, inner_opts);
   if (!w.ok()) co_return w.TakeStatus();
   co_return std::unique_ptr<WatchStream>(std::make_unique<ConvertingWatch>(std::move(*w), conv_, info_.ApiVersion()));
 }

@@ -9,6 +9,8 @@
 #include "api/events/event_conversion.h"
 #include "api/events/events.h"
 #include "api/networking/validators.h"
+#include "apimachinery/errors.h"
+#include "apimachinery/fields.h"
 #include "apimachinery/object_meta.h"
 #include "apimachinery/time_util.h"
 #include "apimachinery/validation.h"
@@ -143,19 +145,25 @@ class EventsV1Strategy : public registry::DefaultStrategy {
     return events::ValidateUpdate(e, old);
   }
 
-  // kube's field label conversion for events.k8s.io/v1 Events.
+  // The stored (core) form's selectable fields, as core/v1's event strategy has them: the watch cache
+  // of <prefix>/events is shared with core/v1, and events.k8s.io's field names are converted to these
+  // by EventsV1Store (kube's field label conversion) before they reach the Store.
   std::vector<std::string> SelectableFieldNames() const override {
-    return {"metadata.name", "metadata.namespace", "reason", "regarding.kind", "regarding.namespace", "regarding.name",
-            "regarding.uid", "regarding.apiVersion", "regarding.resourceVersion", "regarding.fieldPath",
-            "reportingController", "type"};
+    return {"metadata.name", "metadata.namespace", "involvedObject.kind", "involvedObject.namespace",
+            "involvedObject.name", "involvedObject.uid", "involvedObject.apiVersion",
+            "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason", "reportingComponent", "source",
+            "type"};
   }
   am::FieldSet SelectableFields(const Object& e) const override {
     am::FieldSet f = DefaultStrategy::SelectableFields(e);
     for (const char* k : {"kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath"}) {
-      f[std::string("regarding.") + k] = Str(PathAt(e, {"involvedObject", k}));
+      f[std::string("involvedObject.") + k] = Str(PathAt(e, {"involvedObject", k}));
     }
     f["reason"] = StringAt(e, "reason");
-    f["reportingController"] = StringAt(e, "reportingComponent");
+    f["reportingComponent"] = StringAt(e, "reportingComponent");
+    std::string source = Str(PathAt(e, {"source", "component"}));
+    if (source.empty()) source = StringAt(e, "reportingComponent");
+    f["source"] = source;
     f["type"] = StringAt(e, "type");
     return f;
   }
@@ -170,6 +178,70 @@ class EventsV1Strategy : public registry::DefaultStrategy {
  private:
   std::shared_ptr<registry::Storage> core_events_;  // keeps core's event printer alive
   registry::TableConvertor* table_ = nullptr;
+};
+
+// kube's AddFieldLabelConversionsForEvent (events.k8s.io/v1): the served field names and the stored
+// form's names they select on; any other field is refused with kube's message.
+StatusOr<std::string> ConvertFieldSelector(const std::string& selector) {
+  if (selector.empty()) return selector;
+  static const std::vector<std::pair<std::string, std::string>> kMapping = {
+      {"metadata.name", "metadata.name"},
+      {"metadata.namespace", "metadata.namespace"},
+      {"reason", "reason"},
+      {"regarding.kind", "involvedObject.kind"},
+      {"regarding.namespace", "involvedObject.namespace"},
+      {"regarding.name", "involvedObject.name"},
+      {"regarding.uid", "involvedObject.uid"},
+      {"regarding.apiVersion", "involvedObject.apiVersion"},
+      {"regarding.resourceVersion", "involvedObject.resourceVersion"},
+      {"regarding.fieldPath", "involvedObject.fieldPath"},
+      {"reportingController", "reportingComponent"},
+      {"type", "type"},
+  };
+  auto parsed = am::ParseFieldSelector(selector);
+  if (!parsed.ok()) return parsed.status();
+  std::vector<std::string> served;
+  for (const auto& [from, to] : kMapping) served.push_back(from);
+  if (Status st = am::CheckFieldSelectorFields(*parsed, served, false); !st.ok()) return st;
+  auto converted = parsed->Transform([](const std::string& field, const std::string& value)
+                                         -> StatusOr<std::pair<std::string, std::string>> {
+    for (const auto& [from, to] : kMapping) {
+      if (field == from) return std::make_pair(to, value);
+    }
+    return am::NewBadRequest("field label not supported: " + field);
+  });
+  if (!converted.ok()) return converted.status();
+  return converted->String();
+}
+
+// The inner Store of events.k8s.io: its list, watch and collection deletion take events.k8s.io's
+// field selectors, converted to the stored form's names.
+class EventsV1Store : public registry::OwningStore {
+ public:
+  using OwningStore::OwningStore;
+  Task<StatusOr<registry::ObjectList>> List(const registry::Context& ctx, const registry::ListOptions& opts) override {
+    registry::ListOptions o = opts;
+    auto fs = ConvertFieldSelector(opts.field_selector);
+    if (!fs.ok()) co_return fs.status();
+    o.field_selector = std::move(*fs);
+    co_return co_await OwningStore::List(ctx, o);
+  }
+  Task<StatusOr<std::unique_ptr<registry::WatchStream>>> Watch(const registry::Context& ctx,
+                                                              const registry::ListOptions& opts) override {
+    registry::ListOptions o = opts;
+    auto fs = ConvertFieldSelector(opts.field_selector);
+    if (!fs.ok()) co_return fs.status();
+    o.field_selector = std::move(*fs);
+    co_return co_await OwningStore::Watch(ctx, o);
+  }
+  Task<StatusOr<registry::ObjectList>> DeleteCollection(const registry::Context& ctx, const registry::DeleteOptions& dopts,
+                                                       const registry::ListOptions& lopts) override {
+    registry::ListOptions o = lopts;
+    auto fs = ConvertFieldSelector(lopts.field_selector);
+    if (!fs.ok()) co_return fs.status();
+    o.field_selector = std::move(*fs);
+    co_return co_await OwningStore::DeleteCollection(ctx, dopts, o);
+  }
 };
 
 }  // namespace
@@ -188,6 +260,10 @@ std::vector<registry::RestResource> Install(const registry::GroupDeps& deps) {
   spec.strategy = strategy;
   spec.storage_resource = "events";
   std::vector<registry::RestResource> inner = registry::MakeResource(deps, std::move(spec));
+  // The same Store, taking events.k8s.io's field selectors.
+  if (auto* made = dynamic_cast<registry::Store*>(inner.front().storage.get())) {
+    inner.front().storage = std::make_shared<EventsV1Store>(made->config(), strategy);
+  }
 
   registry::RestResource r;
   r.info = served;
