@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <set>
 
+#include "admission/default_storage_class.h"
+#include "admission/default_toleration_seconds.h"
+#include "admission/service_account.h"
+#include "admission/webhook_plugins.h"
 #include "util/strings.h"
 
 namespace capstan::admission {
@@ -49,10 +53,26 @@ StatusOr<ChainBuild> BuildChain(const std::vector<std::string>& enable, const st
   }
   ChainBuild out;
   std::vector<std::unique_ptr<Plugin>> plugins;
+  std::shared_ptr<WebhookCaller> caller;
+  if (deps.webhook_source && (on.count("MutatingAdmissionWebhook") || on.count("ValidatingAdmissionWebhook"))) {
+    WebhookCallerDeps wd = deps.webhook;
+    wd.namespace_lookup = deps.namespace_lookup;
+    caller = std::make_shared<WebhookCaller>(std::move(wd));
+  }
   for (const auto& name : all) {
     if (!on.count(name)) continue;
     if (name == "NamespaceLifecycle") {
       plugins.push_back(std::make_unique<NamespaceLifecycle>(deps.namespace_lookup));
+    } else if (name == "DefaultTolerationSeconds") {
+      plugins.push_back(std::make_unique<DefaultTolerationSeconds>());
+    } else if (name == "ServiceAccount" && deps.get) {
+      plugins.push_back(std::make_unique<ServiceAccountPlugin>(deps.get));
+    } else if (name == "DefaultStorageClass" && deps.list) {
+      plugins.push_back(std::make_unique<DefaultStorageClass>(deps.list));
+    } else if (name == "MutatingAdmissionWebhook" && caller) {
+      plugins.push_back(std::make_unique<MutatingWebhookPlugin>(deps.webhook_source, caller));
+    } else if (name == "ValidatingAdmissionWebhook" && caller) {
+      plugins.push_back(std::make_unique<ValidatingWebhookPlugin>(deps.webhook_source, caller));
     } else if (name != "AlwaysAdmit") {
       out.not_implemented.push_back(name);
     }

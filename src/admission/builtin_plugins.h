@@ -8,11 +8,27 @@
 
 #include "admission/chain.h"
 #include "admission/namespace_lifecycle.h"
+#include "admission/webhook_caller.h"
+#include "admission/webhook_source.h"
 
 namespace capstan::admission {
 
+// Reads other objects through the API's REST storages (ServiceAccount, DefaultStorageClass).
+using ObjectGetter = std::function<Task<StatusOr<registry::Object>>(
+    const std::string& group, const std::string& version, const std::string& resource, const std::string& ns,
+    const std::string& name)>;
+using ObjectLister = std::function<Task<StatusOr<std::vector<registry::Object>>>(
+    const std::string& group, const std::string& version, const std::string& resource, const std::string& ns)>;
+
 struct PluginDeps {
   NamespaceLookup namespace_lookup;
+  ObjectGetter get;    // none: the plugins that need it are reported as not implemented
+  ObjectLister list;
+  // MutatingAdmissionWebhook and ValidatingAdmissionWebhook: where the configurations come from and
+  // how webhooks are reached (the caller's namespace_lookup is taken from above). No source: the two
+  // plugins are reported as not implemented.
+  std::shared_ptr<WebhookSource> webhook_source;
+  WebhookCallerDeps webhook;
 };
 
 struct ChainBuild {

@@ -32,10 +32,12 @@
 #include "storage/cacher/cacher_factory.h"
 #include "storage/embedded/embedded_backend.h"
 #include "cmd/storage_setup.h"
+#include "cmd/audit_setup.h"
 #include "cmd/authentication.h"
 #include "cmd/kubeconfig.h"
 #include "cmd/pki.h"
 #include "cmd/version.h"
+#include "cmd/webhook_setup.h"
 #include "server/handler_chain.h"
 #include "server/healthz.h"
 #include "server/http_server.h"
@@ -72,6 +74,8 @@ struct App::State {
   std::unique_ptr<endpoints::OpenApiHandler> openapi;
   std::unique_ptr<const apimachinery::ProtobufCodec> protobuf;
   std::unique_ptr<admission::Chain> admission;
+  // Auditing (--audit-*) and the per-request scopes admission reports warnings and annotations to.
+  std::unique_ptr<AuditSetup> audit;
   // CRDs: the change signal their storage raises and the loop that serves custom resources.
   std::shared_ptr<api::apiextensions::CrdChangeSignal> crd_signal;
   std::unique_ptr<api::apiextensions::CrdController> crd_controller;
@@ -202,6 +206,17 @@ Status App::Start() {
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - schemas_start).count();
     LogInfo("built-in schemas loaded", {{"definitions", static_cast<uint64_t>(s.schemas->size())}, {"ms", ms}});
   }
+  // Auditing: the policy and backends; protobuf bodies are decoded for the events once the codec exists.
+  auto audit = AuditSetup::Create(
+      o.audit, s.metrics,
+      [&s](std::string_view, std::string_view body) -> std::optional<boost::json::value> {
+        if (!s.protobuf) return std::nullopt;
+        auto d = s.protobuf->DecodeObject(body);
+        if (!d.ok()) return std::nullopt;
+        return std::move(d->object);
+      });
+  if (!audit.ok()) return audit.status();
+  s.audit = std::move(*audit);
   // Admission: kube's default plugins (those Capstan has), adjusted by the flags.
   admission::PluginDeps pdeps;
   pdeps.namespace_lookup = [&s](const std::string& name) -> Task<StatusOr<registry::Object>> {
@@ -211,6 +226,13 @@ Status App::Start() {
     registry::Context ctx;
     co_return co_await ns->getter->Get(ctx, name, {});
   };
+  pdeps.webhook_source = MakeWebhookSource(s.apis);
+  pdeps.webhook.http = &s.audit->webhook_http();
+  pdeps.webhook.scopes = &s.audit->scopes();
+  pdeps.webhook.resolve_service = MakeServiceResolver(s.apis);
+  pdeps.webhook.metrics = &s.metrics;
+  pdeps.get = MakeObjectGetter(s.apis);
+  pdeps.list = MakeObjectLister(s.apis);
   auto admission_chain = admission::BuildChain(o.enable_admission_plugins, o.disable_admission_plugins, pdeps);
   if (!admission_chain.ok()) return admission_chain.status();
   s.admission = std::move(admission_chain->chain);
@@ -307,6 +329,7 @@ Status App::Start() {
   chain.cors_allowed_origins = o.cors_allowed_origins;
   chain.max_requests_inflight = o.max_requests_inflight;
   chain.max_mutating_requests_inflight = o.max_mutating_requests_inflight;
+  chain.audit = s.audit->FilterFactory();
   http::Handler root = server::BuildHandlerChain(
       [&s](http::RequestContext& ctx) -> Task<void> { co_await s.router.Dispatch(ctx); }, chain);
 
@@ -388,6 +411,7 @@ void App::Shutdown() {
   auto grace = std::chrono::duration_cast<std::chrono::milliseconds>(s.opts.request_timeout) + std::chrono::seconds(5);
   if (!s.wait_group.CloseAndWait(grace)) LogWarn("shutdown: some requests did not finish in time");
   s.http->Shutdown(std::chrono::seconds(5));
+  if (s.audit) s.audit->Shutdown();  // what the requests left in the audit buffers is written
   LogInfo("stopped");
 }
 

@@ -370,6 +370,10 @@ ParseOutcome ParseOptions(const std::vector<std::string>& args) {
         if (!st->ok()) return error(st->message());
         continue;
       }
+      if (auto st = SetAuditFlag(o.audit, name, value)) {
+        if (!st->ok()) return error(st->message());
+        continue;
+      }
       ignored.insert(name);
       continue;
     }

@@ -15,6 +15,7 @@
 
 #include "apimachinery/status.h"
 #include "auth/authn/config.h"
+#include "cmd/audit_flags.h"
 
 namespace capstan::cmd {
 
@@ -48,6 +49,9 @@ struct Options {
   // Admission.
   std::vector<std::string> enable_admission_plugins;
   std::vector<std::string> disable_admission_plugins;
+
+  // Auditing (cmd/audit_flags.cpp).
+  AuditFlags audit;
 
   // Storage.
   std::vector<std::string> etcd_servers;

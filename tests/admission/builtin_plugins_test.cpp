@@ -1,0 +1,152 @@
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include "admission/builtin_plugins.h"
+#include "admission/default_storage_class.h"
+#include "admission/default_toleration_seconds.h"
+#include "admission/service_account.h"
+
+namespace capstan::admission {
+namespace {
+
+namespace json = boost::json;
+
+registry::ResourceInfo Info(std::string resource) {
+  registry::ResourceInfo i;
+  i.version = "v1";
+  i.resource = std::move(resource);
+  return i;
+}
+
+struct Fixture {
+  explicit Fixture(std::string resource, const char* object) : info(Info(std::move(resource))) {
+    obj = json::parse(object).as_object();
+    a.operation = "CREATE";
+    a.resource = &info;
+    a.namespace_ = "default";
+    a.object = &obj;
+  }
+  registry::ResourceInfo info;
+  registry::Object obj;
+  Attributes a;
+};
+
+TEST(DefaultTolerationSecondsTest, AddsBothTolerationsUnlessPresent) {
+  Fixture f("pods", R"({"spec":{"containers":[{"name":"c"}]}})");
+  DefaultTolerationSeconds p;
+  ASSERT_TRUE(SyncWait(p.Admit(f.a)).ok());
+  EXPECT_EQ(json::serialize(f.obj["spec"].as_object()["tolerations"]),
+            R"([{"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute","tolerationSeconds":300},)"
+            R"({"key":"node.kubernetes.io/unreachable","operator":"Exists","effect":"NoExecute","tolerationSeconds":300}])");
+
+  Fixture g("pods", R"({"spec":{"tolerations":[{"key":"node.kubernetes.io/unreachable","operator":"Exists","tolerationSeconds":5}]}})");
+  ASSERT_TRUE(SyncWait(p.Admit(g.a)).ok());
+  auto& t = g.obj["spec"].as_object()["tolerations"].as_array();
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t[1].as_object()["key"].as_string(), "node.kubernetes.io/not-ready");
+
+  Fixture all("pods", R"({"spec":{"tolerations":[{"operator":"Exists"}]}})");
+  ASSERT_TRUE(SyncWait(p.Admit(all.a)).ok());
+  EXPECT_EQ(all.obj["spec"].as_object()["tolerations"].as_array().size(), 1u);
+
+  Fixture other("configmaps", R"({"data":{}})");
+  ASSERT_TRUE(SyncWait(p.Admit(other.a)).ok());
+  EXPECT_FALSE(other.obj.contains("spec"));
+}
+
+ObjectGetter Accounts(std::map<std::string, std::string> by_name, int* calls = nullptr) {
+  return [by_name, calls](const std::string&, const std::string&, const std::string& resource, const std::string& ns,
+                          const std::string& name) -> Task<StatusOr<registry::Object>> {
+    if (calls) ++*calls;
+    EXPECT_EQ(resource, "serviceaccounts");
+    auto it = by_name.find(ns + "/" + name);
+    if (it == by_name.end()) co_return Status(404, "NotFound", "serviceaccounts \"" + name + "\" not found");
+    co_return json::parse(it->second).as_object();
+  };
+}
+
+TEST(ServiceAccountPluginTest, DefaultAccountAndProjectedTokenVolume) {
+  Fixture f("pods", R"({"spec":{"containers":[{"name":"a"},{"name":"b","volumeMounts":[{"name":"x","mountPath":"/var/run/secrets/kubernetes.io/serviceaccount"}]}],"initContainers":[{"name":"i"}]}})");
+  ServiceAccountPlugin p(Accounts({{"default/default", R"({"metadata":{"name":"default"},"imagePullSecrets":[{"name":"reg"}]})"}}));
+  ASSERT_TRUE(SyncWait(p.Admit(f.a)).ok());
+  auto& spec = f.obj["spec"].as_object();
+  EXPECT_EQ(spec["serviceAccountName"].as_string(), "default");
+  auto& vols = spec["volumes"].as_array();
+  ASSERT_EQ(vols.size(), 1u);
+  std::string name(vols[0].as_object()["name"].as_string());
+  EXPECT_EQ(name.rfind("kube-api-access-", 0), 0u);
+  EXPECT_EQ(name.size(), std::string("kube-api-access-").size() + 5);
+  EXPECT_EQ(json::serialize(vols[0].as_object()["projected"]),
+            R"({"sources":[{"serviceAccountToken":{"expirationSeconds":3607,"path":"token"}},)"
+            R"({"configMap":{"name":"kube-root-ca.crt","items":[{"key":"ca.crt","path":"ca.crt"}]}},)"
+            R"({"downwardAPI":{"items":[{"path":"namespace","fieldRef":{"apiVersion":"v1","fieldPath":"metadata.namespace"}}]}}],"defaultMode":420})");
+  auto& c = spec["containers"].as_array();
+  EXPECT_EQ(json::serialize(c[0].as_object()["volumeMounts"]),
+            R"([{"name":")" + name + R"(","readOnly":true,"mountPath":"/var/run/secrets/kubernetes.io/serviceaccount"}])");
+  EXPECT_EQ(c[1].as_object()["volumeMounts"].as_array().size(), 1u);  // it mounts something there already
+  EXPECT_EQ(spec["initContainers"].as_array()[0].as_object()["volumeMounts"].as_array().size(), 1u);
+  EXPECT_EQ(json::serialize(spec["imagePullSecrets"]), R"([{"name":"reg"}])");
+}
+
+TEST(ServiceAccountPluginTest, MissingAccountIsForbiddenAndAutomountFalseMountsNothing) {
+  Fixture f("pods", R"({"metadata":{"name":"p"},"spec":{"serviceAccountName":"robot","containers":[{"name":"a"}]}})");
+  int calls = 0;
+  ServiceAccountPlugin missing(Accounts({}, &calls));
+  Status st = SyncWait(missing.Admit(f.a));
+  EXPECT_EQ(st.code(), 403);
+  EXPECT_EQ(st.message(), "pods \"p\" is forbidden: error looking up service account default/robot: serviceaccount \"robot\" not found");
+  EXPECT_EQ(calls, 1);  // only the default account is waited for
+
+  Fixture g("pods", R"({"spec":{"containers":[{"name":"a"}]}})");
+  ServiceAccountPlugin no_mount(Accounts({{"default/default", R"({"automountServiceAccountToken":false})"}}));
+  ASSERT_TRUE(SyncWait(no_mount.Admit(g.a)).ok());
+  EXPECT_FALSE(g.obj["spec"].as_object().contains("volumes"));
+}
+
+ObjectLister Classes(std::vector<std::string> objs) {
+  return [objs](const std::string& group, const std::string&, const std::string& resource,
+                const std::string&) -> Task<StatusOr<std::vector<registry::Object>>> {
+    EXPECT_EQ(group, "storage.k8s.io");
+    EXPECT_EQ(resource, "storageclasses");
+    std::vector<registry::Object> out;
+    for (const auto& o : objs) out.push_back(json::parse(o).as_object());
+    co_return out;
+  };
+}
+
+TEST(DefaultStorageClassTest, NewestDefaultClassIsSet) {
+  DefaultStorageClass p(Classes({
+      R"({"metadata":{"name":"old","creationTimestamp":"2024-01-01T00:00:00Z","annotations":{"storageclass.kubernetes.io/is-default-class":"true"}}})",
+      R"({"metadata":{"name":"new","creationTimestamp":"2024-06-01T00:00:00Z","annotations":{"storageclass.beta.kubernetes.io/is-default-class":"true"}}})",
+      R"({"metadata":{"name":"newest-not-default","creationTimestamp":"2025-01-01T00:00:00Z"}})"}));
+  Fixture f("persistentvolumeclaims", R"({"spec":{"accessModes":["ReadWriteOnce"]}})");
+  ASSERT_TRUE(SyncWait(p.Admit(f.a)).ok());
+  EXPECT_EQ(f.obj["spec"].as_object()["storageClassName"].as_string(), "new");
+
+  Fixture empty("persistentvolumeclaims", R"({"spec":{"storageClassName":""}})");
+  ASSERT_TRUE(SyncWait(p.Admit(empty.a)).ok());
+  EXPECT_EQ(empty.obj["spec"].as_object()["storageClassName"].as_string(), "");
+
+  DefaultStorageClass none(Classes({R"({"metadata":{"name":"plain"}})"}));
+  Fixture g("persistentvolumeclaims", R"({"spec":{}})");
+  ASSERT_TRUE(SyncWait(none.Admit(g.a)).ok());
+  EXPECT_FALSE(g.obj["spec"].as_object().contains("storageClassName"));
+}
+
+TEST(BuildChainTest, DefaultPluginsInKubesOrderAndUnknownNamesRefused) {
+  PluginDeps deps;
+  deps.get = Accounts({});
+  deps.list = Classes({});
+  auto built = BuildChain({}, {"DefaultStorageClass"}, deps);
+  ASSERT_TRUE(built.ok());
+  std::vector<std::string> names;
+  for (const auto& p : built->chain->plugins()) names.push_back(p->Name());
+  EXPECT_EQ(names, std::vector<std::string>({"NamespaceLifecycle", "ServiceAccount", "DefaultTolerationSeconds"}));
+  auto bad = BuildChain({"NoSuchPlugin"}, {}, deps);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "enable-admission-plugins plugin \"NoSuchPlugin\" is unknown");
+}
+
+}  // namespace
+}  // namespace capstan::admission

@@ -1,0 +1,148 @@
+// End-to-end admission webhooks: the real build/capstan and real kubectl against an HTTPS webhook
+// server the test runs on loopback (Capstan's own server code with a test CA, trusted through
+// caBundle). A validating webhook refuses a configmap with kube's message, a mutating webhook adds a
+// label (its JSONPatch applied, its warning shown by kubectl, its audit annotation logged), a
+// namespaceSelector limits both to one namespace, and a webhook that is down fails the request under
+// failurePolicy Fail and is skipped under Ignore.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <boost/json.hpp>
+#include <fstream>
+#include <sstream>
+
+#include "authn_test_util.h"
+#include "e2e_util.h"
+#include "util/strings.h"
+
+namespace capstan::e2e {
+namespace {
+
+namespace json = boost::json;
+using authn::testing::JsonReply;
+using authn::testing::TestCa;
+using authn::testing::TestHttpsServer;
+
+http::HttpResponse Review(const http::HttpRequest& req, std::atomic<int>& calls) {
+  calls++;
+  auto review = json::parse(req.body).as_object();
+  auto& request = review["request"].as_object();
+  json::object resp;
+  resp["uid"] = request["uid"];
+  resp["allowed"] = true;
+  std::string name;
+  if (request["object"].is_object()) {
+    auto& md = request["object"].as_object()["metadata"].as_object();
+    if (auto* n = md.if_contains("name")) name = std::string(n->as_string());
+    if (req.path == "/mutate") {
+      json::array patch;
+      if (md.contains("labels")) {
+        patch.push_back(json::object{{"op", "add"}, {"path", "/metadata/labels/mutated"}, {"value", "true"}});
+      } else {
+        patch.push_back(json::object{{"op", "add"}, {"path", "/metadata/labels"}, {"value", json::object{{"mutated", "true"}}}});
+      }
+      resp["patchType"] = "JSONPatch";
+      resp["patch"] = Base64Encode(json::serialize(patch));
+      resp["warnings"] = json::array{"label added by the test webhook"};
+    }
+  }
+  if (req.path == "/validate" && name.rfind("bad-", 0) == 0) {
+    resp["allowed"] = false;
+    resp["status"] = json::object{{"code", 403}, {"message", "configmap names may not start with bad-"}};
+  }
+  json::object out{{"apiVersion", "admission.k8s.io/v1"}, {"kind", "AdmissionReview"}, {"response", resp}};
+  return JsonReply(200, json::serialize(out));
+}
+
+std::string Config(const std::string& kind, const std::string& name, const std::string& url, const std::string& ca,
+                   const std::string& ns_label, const std::string& failure_policy = "Fail") {
+  std::string path = kind == "MutatingWebhookConfiguration" ? "mutate" : "validate";
+  return "apiVersion: admissionregistration.k8s.io/v1\nkind: " + kind + "\nmetadata:\n  name: " + name +
+         "\nwebhooks:\n- name: " + name + ".capstan.test\n  clientConfig:\n    url: " + url +
+         "\n    caBundle: " + Base64Encode(ca) +
+         "\n  rules:\n  - operations: [CREATE, UPDATE]\n    apiGroups: [\"\"]\n    apiVersions: [v1]\n    resources: "
+         "[configmaps]\n  namespaceSelector:\n    matchLabels:\n      " +
+         ns_label + ": \"yes\"\n  failurePolicy: " + failure_policy +
+         "\n  sideEffects: None\n  admissionReviewVersions: [v1]\n  timeoutSeconds: 5\n";
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(AdmissionE2eTest, ValidatingAndMutatingWebhooks) {
+  TestCa ca;
+  std::atomic<int> calls{0};
+  TestHttpsServer hook(ca, [&calls](const http::HttpRequest& req) { return Review(req, calls); });
+  ASSERT_TRUE(hook.ok());
+  std::string dir = MakeTempDir("capstan-admission-e2e");
+  std::string policy = dir + "/policy.yaml";
+  std::ofstream(policy) << "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Request\n  resources: [{group: \"\", "
+                           "resources: [configmaps]}]\n";
+  ServerProcess server({"--audit-policy-file=" + policy, "--audit-log-path=" + dir + "/audit.log"});
+  ASSERT_TRUE(server.ok()) << server.error();
+
+  ASSERT_EQ(server.Kubectl({"create", "namespace", "wh"}).exit_code, 0);
+  ASSERT_EQ(server.Kubectl({"label", "namespace", "wh", "webhooks=yes"}).exit_code, 0);
+  auto v = server.Kubectl({"apply", "-f", "-"},
+                          Config("ValidatingWebhookConfiguration", "deny", hook.url("/validate"), ca.pem(), "webhooks"));
+  ASSERT_EQ(v.exit_code, 0) << v.err;
+  auto m = server.Kubectl({"apply", "-f", "-"},
+                          Config("MutatingWebhookConfiguration", "label", hook.url("/mutate"), ca.pem(), "webhooks"));
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+
+  auto denied = server.Kubectl({"create", "configmap", "bad-one", "-n", "wh", "--from-literal=a=b"});
+  EXPECT_NE(denied.exit_code, 0);
+  EXPECT_NE(denied.err.find("admission webhook \"deny.capstan.test\" denied the request: configmap names may not "
+                            "start with bad-"),
+            std::string::npos)
+      << denied.err;
+
+  auto good = server.Kubectl({"create", "configmap", "good-one", "-n", "wh", "--from-literal=a=b"});
+  ASSERT_EQ(good.exit_code, 0) << good.err;
+  EXPECT_NE(good.err.find("Warning: label added by the test webhook"), std::string::npos) << good.err;
+  auto label = server.Kubectl({"get", "configmap", "good-one", "-n", "wh", "-o", "jsonpath={.metadata.labels.mutated}"});
+  EXPECT_EQ(label.out, "true");
+
+  // Outside the selected namespace neither webhook is called.
+  int before = calls;
+  auto plain = server.Kubectl({"create", "configmap", "bad-but-elsewhere", "--from-literal=a=b"});
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
+  auto unlabeled = server.Kubectl({"get", "configmap", "bad-but-elsewhere", "-o", "jsonpath={.metadata.labels}"});
+  EXPECT_EQ(unlabeled.out, "");
+  EXPECT_EQ(calls, before);
+
+  // A webhook that is down: Fail refuses, Ignore lets the request through.
+  ASSERT_EQ(server.Kubectl({"create", "namespace", "down"}).exit_code, 0);
+  ASSERT_EQ(server.Kubectl({"label", "namespace", "down", "down=yes"}).exit_code, 0);
+  auto d = server.Kubectl({"apply", "-f", "-"}, Config("ValidatingWebhookConfiguration", "unreachable",
+                                                       "https://127.0.0.1:1/validate", ca.pem(), "down"));
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  auto fails = server.Kubectl({"create", "configmap", "x", "-n", "down", "--from-literal=a=b"});
+  EXPECT_NE(fails.exit_code, 0);
+  EXPECT_NE(fails.err.find("Internal error occurred: failed calling webhook \"unreachable.capstan.test\": failed to "
+                           "call webhook: Post \"https://127.0.0.1:1/validate?timeout=5s\""),
+            std::string::npos)
+      << fails.err;
+  auto d2 = server.Kubectl({"apply", "-f", "-"}, Config("ValidatingWebhookConfiguration", "unreachable",
+                                                        "https://127.0.0.1:1/validate", ca.pem(), "down", "Ignore"));
+  ASSERT_EQ(d2.exit_code, 0) << d2.err;
+  auto passes = server.Kubectl({"create", "configmap", "x", "-n", "down", "--from-literal=a=b"});
+  EXPECT_EQ(passes.exit_code, 0) << passes.err;
+
+  ASSERT_EQ(server.Stop(), 0);
+  std::string log = ReadAll(dir + "/audit.log");
+  EXPECT_NE(log.find("\"mutation.webhook.admission.k8s.io/round_0_index_0\":\"{\\\"configuration\\\":\\\"label\\\","
+                     "\\\"webhook\\\":\\\"label.capstan.test\\\",\\\"mutated\\\":true}\""),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("\"patch.webhook.admission.k8s.io/round_0_index_0\""), std::string::npos);
+  EXPECT_NE(log.find("\"failed-open.validating.webhook.admission.k8s.io/round_0_index_0\":\"unreachable.capstan.test\""),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace capstan::e2e
