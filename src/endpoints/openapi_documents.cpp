@@ -18,9 +18,58 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// A custom resource's list kind ({apiVersion, items: [<kind>], kind, metadata: ListMeta}), as kube
+// publishes it beside the kind.
+std::shared_ptr<const apimachinery::Schema> CustomListSchema(const ResourceEntry& e, const apimachinery::SchemaRegistry* schemas) {
+  namespace am = apimachinery;
+  auto list = std::make_shared<am::Schema>();
+  auto nodes = std::make_shared<std::vector<std::shared_ptr<am::Schema>>>();
+  auto node = [&](std::vector<std::string> type, std::string description) {
+    auto n = std::make_shared<am::Schema>();
+    n->type = std::move(type);
+    n->validation_type = n->type;
+    n->description = std::move(description);
+    nodes->push_back(n);
+    return n.get();
+  };
+  const std::string list_kind = e.info.list_kind.empty() ? e.info.kind + "List" : e.info.list_kind;
+  list->type = {"object"};
+  list->validation_type = list->type;
+  list->description = list_kind + " is a list of " + e.info.kind;
+  list->required = {"items"};
+  auto add = [&](const std::string& name, const am::Schema* s) {
+    list->properties.emplace_back(name, s);
+    list->property_index[name] = s;
+  };
+  add("apiVersion", node({"string"},
+                         "APIVersion defines the versioned schema of this representation of an object. Servers should "
+                         "convert recognized schemas to the latest internal value, and may reject unrecognized values. "
+                         "More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"));
+  am::Schema* items = node({"array"}, "List of " + e.info.resource +
+                                          ". More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md");
+  am::Schema* item = node({}, "");
+  item->ref = "#/definitions/" + e.info.definition;
+  item->ref_target = e.schema;
+  items->items = item;
+  add("items", items);
+  add("kind", node({"string"},
+                   "Kind is a string value representing the REST resource this object represents. Servers may infer "
+                   "this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: "
+                   "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"));
+  am::Schema* meta = node({}, "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata");
+  meta->ref = "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta";
+  meta->ref_target = schemas ? schemas->Find("io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta") : nullptr;
+  add("metadata", meta);
+  list->extensions["x-kubernetes-group-version-kind"] = boost::json::array{
+      boost::json::object{{"group", e.info.group}, {"kind", list_kind}, {"version", e.info.version}}};
+  // The nodes live as long as the list schema.
+  return std::shared_ptr<const am::Schema>(list.get(), [list, nodes](const am::Schema*) {});
+}
+
 // Built-in definitions come from the registry; a resource whose definition the registry lacks (a
-// custom resource) brings its own schema.
-OpenApiDefinitions DefinitionsFor(const ApiSnapshot& snap, const apimachinery::SchemaRegistry* schemas) {
+// custom resource) brings its own schema, and its list kind is made beside it (kept in `holder`).
+OpenApiDefinitions DefinitionsFor(const ApiSnapshot& snap, const apimachinery::SchemaRegistry* schemas,
+                                  std::vector<std::shared_ptr<const apimachinery::Schema>>& holder) {
   OpenApiDefinitions defs(schemas);
   for (const auto& [gvk, gv] : snap.versions) {
     for (const auto& [key, e] : gv.resources) {
@@ -28,6 +77,13 @@ OpenApiDefinitions DefinitionsFor(const ApiSnapshot& snap, const apimachinery::S
       if (e.schema == nullptr || name.empty()) continue;
       if (schemas != nullptr && schemas->Find(name) != nullptr) continue;
       defs.Add(name, e.schema);
+      if (e.custom && e.info.subresource.empty()) {
+        std::string list_name = ListDefinitionName(e.info);
+        if (schemas == nullptr || schemas->Find(list_name) == nullptr) {
+          holder.push_back(CustomListSchema(e, schemas));
+          defs.Add(list_name, holder.back().get());
+        }
+      }
     }
   }
   return defs;
@@ -116,7 +172,8 @@ std::shared_ptr<const OpenApiDocument> OpenApiDocuments::V2() {
 
   const auto start = Clock::now();
   std::vector<OpenApiService> services = BuildOpenApiServices(*snap);
-  OpenApiDefinitions defs = DefinitionsFor(*snap, schemas_);
+  std::vector<std::shared_ptr<const apimachinery::Schema>> custom_lists;
+  OpenApiDefinitions defs = DefinitionsFor(*snap, schemas_, custom_lists);
   std::vector<std::string> missing;
   boost::json::object doc = BuildSwaggerDocument(services, defs, info_, &missing);
   WarnMissing(missing, "/openapi/v2");
@@ -143,7 +200,8 @@ std::shared_ptr<const OpenApiDocuments::V3State> OpenApiDocuments::CurrentV3() {
   auto next = std::make_shared<V3State>();
   next->snapshot = snap;
   std::vector<OpenApiService> services = BuildOpenApiServices(*snap);
-  OpenApiDefinitions defs = DefinitionsFor(*snap, schemas_);
+  std::vector<std::shared_ptr<const apimachinery::Schema>> custom_lists;
+  OpenApiDefinitions defs = DefinitionsFor(*snap, schemas_, custom_lists);
   bool changed = !cur || cur->docs.size() != services.size();
   std::map<std::string, std::string> etags;
   size_t rebuilt = 0;

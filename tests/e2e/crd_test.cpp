@@ -214,6 +214,13 @@ spec:
   EXPECT_NE(explain.out.find("cronSpec"), std::string::npos) << explain.out;
   EXPECT_NE(explain.out.find("The cron schedule."), std::string::npos) << explain.out;
 
+  // The group-version's OpenAPI v3 document has the kind and its list kind.
+  auto v3 = K({"get", "--raw", "/openapi/v3/apis/stable.example.com/v1"});
+  ASSERT_EQ(v3.exit_code, 0) << v3.err;
+  EXPECT_NE(v3.out.find(R"("com.example.stable.v1.CronTabList":)"), std::string::npos);
+  EXPECT_NE(v3.out.find(R"("x-kubernetes-group-version-kind":[{"group":"stable.example.com","kind":"CronTab","version":"v1"}])"),
+            std::string::npos);
+
   // Deleting the CRD deletes its custom resources and stops serving them.
   auto del = K({"delete", "crd", "crontabs.stable.example.com", "--timeout=20s"});
   ASSERT_EQ(del.exit_code, 0) << del.err;
