@@ -1,6 +1,6 @@
 #include "auth/authn/token_cache.h"
 
-#include <openssl/hmac.h>
+#include <openssl/crypto.h>
 #include <openssl/rand.h>
 
 #include <optional>
@@ -15,11 +15,14 @@ struct CachedTokenAuthenticator::Flight : SharedFlight<AuthResult> {};
 
 CachedTokenAuthenticator::CachedTokenAuthenticator(std::unique_ptr<TokenAuthenticator> inner, TokenCacheOptions opts)
     : inner_(std::move(inner)), opts_(opts) {
-  if (RAND_bytes(hmac_key_.data(), static_cast<int>(hmac_key_.size())) != 1) {
+  std::array<unsigned char, 32> key{};
+  if (RAND_bytes(key.data(), static_cast<int>(key.size())) != 1) {
     // No randomness: fall back to a key that still differs per process and per instance.
     auto seed = std::chrono::steady_clock::now().time_since_epoch().count() ^ reinterpret_cast<intptr_t>(this);
-    for (size_t i = 0; i < hmac_key_.size(); ++i) hmac_key_[i] = static_cast<unsigned char>(seed >> (8 * (i % 8)));
+    for (size_t i = 0; i < key.size(); ++i) key[i] = static_cast<unsigned char>(seed >> (8 * (i % 8)));
   }
+  hmac_ = std::make_unique<HmacSha256>(std::string_view(reinterpret_cast<const char*>(key.data()), key.size()));
+  OPENSSL_cleanse(key.data(), key.size());
 }
 
 CachedTokenAuthenticator::~CachedTokenAuthenticator() = default;
@@ -47,12 +50,9 @@ std::string CachedTokenAuthenticator::Key(const std::string& token, const Audien
     put_len(a.size());
     data += a;
   }
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int md_len = 0;
-  HMAC(EVP_sha256(), hmac_key_.data(), static_cast<int>(hmac_key_.size()),
-       reinterpret_cast<const unsigned char*>(data.data()), data.size(), md, &md_len);
+  std::string key = hmac_->Sum(data);
   OPENSSL_cleanse(data.data(), data.size());
-  return std::string(reinterpret_cast<char*>(md), md_len);
+  return key;
 }
 
 void CachedTokenAuthenticator::StoreLocked(Shard& shard, const std::string& key, const AuthResult& r) {

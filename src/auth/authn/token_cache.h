@@ -21,6 +21,7 @@
 #include <unordered_map>
 
 #include "auth/authn/authenticator.h"
+#include "auth/authn/digest.h"
 #include "util/clock.h"
 
 namespace capstan::authn {
@@ -64,7 +65,7 @@ class CachedTokenAuthenticator : public TokenAuthenticator {
 
   std::unique_ptr<TokenAuthenticator> inner_;
   TokenCacheOptions opts_;
-  std::array<unsigned char, 32> hmac_key_{};
+  std::unique_ptr<HmacSha256> hmac_;  // keyed with 32 random bytes
   std::array<Shard, kShards> shards_;
   std::atomic<int64_t> hits_{0};
   std::atomic<int64_t> misses_{0};

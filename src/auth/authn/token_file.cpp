@@ -1,22 +1,18 @@
 #include "auth/authn/token_file.h"
 
 #include <openssl/crypto.h>
-#include <openssl/sha.h>
 
 #include <fstream>
 #include <sstream>
 
 #include "auth/authn/csv.h"
+#include "auth/authn/digest.h"
 #include "util/log.h"
 #include "util/strings.h"
 
 namespace capstan::authn {
 
-std::string Sha256(std::string_view s) {
-  unsigned char md[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(s.data()), s.size(), md);
-  return std::string(reinterpret_cast<char*>(md), sizeof md);
-}
+std::string Sha256(std::string_view s) { return Sha256Digest(s); }
 
 bool ConstantTimeEquals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;

@@ -25,6 +25,20 @@ bool SplitServiceAccount(const std::string& user, std::string& ns, std::string& 
   return true;
 }
 
+// Go's %v of kube's []v1.ObjectReference for the requests: "[{Group  g1    } {UID  u  authentication.k8s.io/v1  }]"
+// (Kind Namespace Name UID APIVersion ResourceVersion FieldPath, blank when empty).
+std::string DescribeRequests(const std::vector<ImpersonationRequest>& requests) {
+  std::string out = "[";
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const auto& r = requests[i];
+    bool v1 = r.kind == "UserExtra" || r.kind == "UID";
+    if (i > 0) out += " ";
+    out += "{" + r.kind + " " + r.namespace_ + " " + r.name + "  " + (v1 ? "authentication.k8s.io/v1" : "") + "  " +
+           r.extra_key + "}";
+  }
+  return out + "]";
+}
+
 }  // namespace
 
 Handler WithImpersonation(Handler next, authz::Authorizer& authorizer) {
@@ -68,7 +82,7 @@ Handler WithImpersonation(Handler next, authz::Authorizer& authorizer) {
       co_return;
     }
     if (has_other && !has_user) {
-      co_await http::RespondStatus(ctx, Status(400, "BadRequest", "requested impersonation of groups, extra or uid without impersonating a user"));
+      co_await http::RespondStatus(ctx, Status(400, "BadRequest", "requested " + DescribeRequests(requests) + " without impersonating a user"));
       co_return;
     }
 
@@ -82,18 +96,15 @@ Handler WithImpersonation(Handler next, authz::Authorizer& authorizer) {
       a.namespace_ = r.namespace_;
       a.name = r.name;
       if (r.kind == "ServiceAccount") {
-        a.api_version = "v1";
         a.resource = "serviceaccounts";
         user.name = "system:serviceaccount:" + r.namespace_ + ":" + r.name;
         if (!groups_specified) {
           user.groups = {"system:serviceaccounts", "system:serviceaccounts:" + r.namespace_};
         }
       } else if (r.kind == "User") {
-        a.api_version = "v1";
         a.resource = "users";
         user.name = r.name;
       } else if (r.kind == "Group") {
-        a.api_version = "v1";
         a.resource = "groups";
         user.groups.push_back(r.name);
       } else if (r.kind == "UserExtra") {

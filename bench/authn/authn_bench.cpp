@@ -1,0 +1,163 @@
+// authn_bench: nanoseconds per authentication for the authenticators a request meets most often.
+// See README.md. Prints one line per case: name, iterations, ns/op.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <openssl/x509.h>
+
+#include "auth/authn/build.h"
+#include "auth/authn/jwt.h"
+#include "auth/authn/keys.h"
+#include "auth/authn/token_generator.h"
+#include "auth/authn/x509.h"
+#include "cmd/pki.h"
+#include "util/task.h"
+
+using namespace capstan;
+
+namespace {
+
+constexpr const char* kIssuer = "https://kubernetes.default.svc.cluster.local";
+constexpr const char* kSaUid = "0b0e7ab8-3a04-4a53-9a57-0d7a1c5e4f11";
+
+std::string Write(const std::string& dir, const std::string& name, const std::string& content) {
+  std::string p = dir + "/" + name;
+  std::ofstream(p, std::ios::binary) << content;
+  return p;
+}
+
+Task<int> Loop(const std::function<Task<bool>()>& body, int n) {
+  int ok = 0;
+  for (int i = 0; i < n; ++i) ok += (co_await body()) ? 1 : 0;
+  co_return ok;
+}
+
+void Report(const char* name, int n, const std::function<Task<bool>()>& body) {
+  (void)SyncWait(Loop(body, std::max(1, n / 100)));  // warm up (fills caches)
+  auto start = std::chrono::steady_clock::now();
+  int ok = SyncWait(Loop(body, n));
+  double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() / n;
+  std::printf("%-52s %8d  %10.0f ns/op%s\n", name, n, ns, ok == n ? "" : "  (FAILED AUTHENTICATIONS)");
+}
+
+void ReportSync(const char* name, int n, const std::function<bool()>& body) {
+  Report(name, n, [&]() -> Task<bool> { co_return body(); });
+}
+
+std::unique_ptr<authn::Authentication> Build(const std::string& dir, bool cached) {
+  authn::AuthenticationConfig c;
+  c.anonymous = false;
+  c.token_auth_file = dir + "/tokens.csv";
+  c.service_account_issuers = {kIssuer};
+  c.service_account_signing_key_file = dir + "/sa.key";
+  c.service_account_key_files = {dir + "/sa.key", dir + "/sa-ec.key"};
+  if (!cached) c.token_success_cache_ttl = std::chrono::nanoseconds(0);
+  authn::AuthenticationDeps deps;
+  deps.getter = [](const std::string& resource, const std::string& ns,
+                   const std::string& name) -> Task<StatusOr<boost::json::object>> {
+    boost::json::object md{{"name", name}, {"namespace", ns}, {"uid", kSaUid}};
+    co_return boost::json::object{{"metadata", std::move(md)}};
+  };
+  auto a = authn::BuildAuthentication(c, std::move(deps));
+  if (!a.ok()) {
+    std::fprintf(stderr, "build: %s\n", a.status().message().c_str());
+    std::exit(1);
+  }
+  return std::move(*a);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int n = argc > 1 ? std::atoi(argv[1]) : 20000;
+  std::string tmpl = (std::filesystem::temp_directory_path() / "capstan-authn-bench-XXXXXX").string();
+  std::string dir = mkdtemp(tmpl.data());
+
+  auto rsa = cmd::GenerateKey(cmd::KeyType::kRsa2048);
+  auto ec = cmd::GenerateKey(cmd::KeyType::kEcdsaP256);
+  Write(dir, "sa.key", cmd::PrivateKeyToPem(**rsa));
+  Write(dir, "sa-ec.key", cmd::PrivateKeyToPem(**ec));
+  // A file of 1000 tokens, as a mid-sized cluster's might be.
+  std::string csv;
+  for (int i = 0; i < 1000; ++i) csv += "token-" + std::to_string(i) + "-f3a9c1d2e4b5,user" + std::to_string(i) + ",uid" + std::to_string(i) + ",\"dev,qa\"\n";
+  Write(dir, "tokens.csv", csv);
+
+  auto cached = Build(dir, true);
+  auto uncached = Build(dir, false);
+
+  auto rsa_key = *authn::ParsePrivateKeyPem(cmd::PrivateKeyToPem(**rsa), "bench");
+  auto ec_key = *authn::ParsePrivateKeyPem(cmd::PrivateKeyToPem(**ec), "bench");
+  authn::BoundTokenSpec spec;
+  spec.namespace_ = "default";
+  spec.service_account = {"robot", kSaUid};
+  spec.audiences = {kIssuer};
+  spec.expiration_seconds = 3600;
+  spec.now = std::chrono::system_clock::now();
+  std::string rs_token = authn::ServiceAccountTokenGenerator(kIssuer, rsa_key).GenerateBound(spec)->token;
+  std::string es_token = authn::ServiceAccountTokenGenerator(kIssuer, ec_key).GenerateBound(spec)->token;
+
+  auto request = [](const std::string& token) {
+    http::HttpRequest req;
+    req.method = "GET";
+    req.path = "/api/v1/namespaces/default/pods";
+    req.headers.Add("Authorization", "Bearer " + token);
+    return req;
+  };
+  const http::HttpRequest static_req = request("token-500-f3a9c1d2e4b5");
+  const http::HttpRequest rs_req = request(rs_token);
+  const http::HttpRequest es_req = request(es_token);
+  auto through = [](authn::Authentication& a, const http::HttpRequest& req) {
+    return [&a, &req]() -> Task<bool> {
+      auto r = co_await a.authenticator().AuthenticateRequest(req, {});
+      co_return r.ok() && r->has_value();
+    };
+  };
+
+  std::printf("%-52s %8s  %13s\n", "case", "iters", "cost");
+  Report("static token, cached (whole authenticator)", n, through(*cached, static_req));
+  Report("static token, uncached (whole authenticator)", n, through(*uncached, static_req));
+  Report("SA bound JWT RS256, cached (whole authenticator)", n, through(*cached, rs_req));
+  Report("SA bound JWT RS256, uncached (whole authenticator)", n / 4, through(*uncached, rs_req));
+  Report("SA bound JWT ES256, cached (whole authenticator)", n, through(*cached, es_req));
+  Report("SA bound JWT ES256, uncached (whole authenticator)", n / 4, through(*uncached, es_req));
+
+  auto rs_pub = rsa_key.PublicOnly();
+  auto es_pub = ec_key.PublicOnly();
+  ReportSync("JWT parse + verify RS256 (2048-bit)", n / 4, [&] {
+    auto j = authn::ParseJwt(rs_token);
+    return j.ok() && authn::VerifyJwt(*j, rs_pub).ok();
+  });
+  ReportSync("JWT parse + verify ES256 (P-256)", n / 4, [&] {
+    auto j = authn::ParseJwt(es_token);
+    return j.ok() && authn::VerifyJwt(*j, es_pub).ok();
+  });
+  ReportSync("JWT parse only", n, [&] { return authn::ParseJwt(rs_token).ok(); });
+
+  // x509: a client certificate from a CA, verified as a TLS handshake's chain would be.
+  auto ca = cmd::CreateSelfSignedCa("bench-ca", std::chrono::system_clock::now());
+  cmd::CertSpec cs;
+  cs.common_name = "carol";
+  cs.organizations = {"team-a"};
+  cs.client_auth = true;
+  cmd::SetValidity(cs, std::chrono::system_clock::now(), std::chrono::hours(1));
+  auto leaf = cmd::IssueCertAndKey(cs, *ca);
+  int len = i2d_X509(leaf->cert.get(), nullptr);
+  std::string der(static_cast<size_t>(len), '\0');
+  auto* p = reinterpret_cast<unsigned char*>(der.data());
+  i2d_X509(leaf->cert.get(), &p);
+  auto x509 = authn::X509Authenticator::FromPem(cmd::CertificateToPem(*ca->cert));
+  std::vector<std::string> chain = {der};
+  ReportSync("x509 client chain verify (per new chain)", n / 4, [&] {
+    auto r = (*x509)->Verify(chain);
+    return r.ok() && r->has_value();
+  });
+
+  std::filesystem::remove_all(dir);
+  return 0;
+}
