@@ -9,6 +9,7 @@
 #include "apimachinery/object_meta_validation.h"
 #include "apimachinery/strategic_merge_patch.h"
 #include "apimachinery/yaml.h"
+#include "endpoints/apply.h"
 #include "endpoints/handlers.h"
 #include "util/strings.h"
 
@@ -141,7 +142,7 @@ Task<void> HandleCreate(Scope& s) {
     co_return;
   }
   s.ctx().dry_run = params->dry_run;
-  s.ctx().field_manager = params->field_manager;
+  s.ctx().field_manager = ManagerOrUserAgent(params->field_manager, s.http().request.headers.Get("User-Agent"));
   if (!s.http().info.name.empty() && !s.entry().info.subresource.empty()) {
     // A create on a subresource (binding, eviction, token) names its parent in the URL.
     s.ctx().name = s.http().info.name;
@@ -172,7 +173,7 @@ Task<void> HandleUpdate(Scope& s) {
     co_return;
   }
   s.ctx().dry_run = params->dry_run;
-  s.ctx().field_manager = params->field_manager;
+  s.ctx().field_manager = ManagerOrUserAgent(params->field_manager, s.http().request.headers.Get("User-Agent"));
   auto body = std::make_shared<registry::Object>(std::move(*obj));
   auto outcome = co_await s.entry().updater->Update(
       s.ctx(), name, [body](const registry::Object*) -> Task<StatusOr<registry::Object>> { co_return *body; },
@@ -192,8 +193,7 @@ Task<void> HandlePatch(Scope& s) {
     co_return;
   }
   if (*type == BodyFormat::kApplyPatchYaml) {
-    co_await s.WriteStatus(am::NewUnsupportedMediaType(
-        {"application/json-patch+json", "application/merge-patch+json", "application/strategic-merge-patch+json"}));
+    co_await HandleApplyPatch(s);  // endpoints/handlers_apply.cpp
     co_return;
   }
   if (*type == BodyFormat::kStrategicMergePatch && s.entry().custom) {
@@ -206,13 +206,18 @@ Task<void> HandlePatch(Scope& s) {
     co_await s.WriteStatus(params.status());
     co_return;
   }
+  if (s.http().request.query.Get("force")) {
+    co_await s.WriteStatus(am::NewInvalid({"meta.k8s.io", "PatchOptions"}, "",
+                                          {ForbiddenError(FieldPath("force"), "may not be specified for non-apply patch")}));
+    co_return;
+  }
   const std::string& patch = s.http().request.body;
   if (patch.size() > s.limits().max_body_bytes) {
     co_await s.WriteStatus(am::NewRequestEntityTooLargeError("limit is " + std::to_string(s.limits().max_body_bytes)));
     co_return;
   }
   s.ctx().dry_run = params->dry_run;
-  s.ctx().field_manager = params->field_manager;
+  s.ctx().field_manager = ManagerOrUserAgent(params->field_manager, s.http().request.headers.Get("User-Agent"));
   const std::string name = s.http().info.name;
   const std::string ns = s.ctx().namespace_;
   const BodyFormat patch_type = *type;

@@ -12,6 +12,7 @@
 #include "apimachinery/object_meta_validation.h"
 #include "apimachinery/status_json.h"
 #include "apimachinery/time_util.h"
+#include "registry/field_tracking.h"
 #include "util/strings.h"
 
 namespace capstan::registry {
@@ -261,6 +262,7 @@ Task<StatusOr<Object>> Store::Create(const Context& ctx, Object obj, const Creat
   for (int attempt = 0;; ++attempt) {
     Object candidate = obj;
     CO_RETURN_IF_ERROR(BeforeCreate(ctx, candidate));
+    TrackManagedFields(c_, ctx, nullptr, candidate, Now());
     std::string name(am::GetName(candidate));
     auto key = KeyFor(ctx, name);
     if (!key.ok()) co_return key.TakeStatus();

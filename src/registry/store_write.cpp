@@ -6,6 +6,7 @@
 #include "apimachinery/object_meta.h"
 #include "apimachinery/object_meta_validation.h"
 #include "apimachinery/status_json.h"
+#include "registry/field_tracking.h"
 #include "registry/store.h"
 
 namespace capstan::registry {
@@ -85,6 +86,7 @@ Task<StatusOr<UpdateOutcome>> Store::Update(const Context& ctx, const std::strin
       CO_RETURN_IF_ERROR(co_await AdmitMutating(ctx, "CREATE", *obj, nullptr, name));
       am::SetResourceVersion(*obj, "");
       CO_RETURN_IF_ERROR(BeforeCreate(ctx, *obj));
+      TrackManagedFields(c_, ctx, nullptr, *obj, Now());
       CO_RETURN_IF_ERROR(co_await AdmitValidating(ctx, "CREATE", *obj, nullptr, name));
       created = true;
       co_return storage::UpdateResult{std::move(*obj), s.TTLSeconds(*obj)};
@@ -105,6 +107,7 @@ Task<StatusOr<UpdateOutcome>> Store::Update(const Context& ctx, const std::strin
     }
     CO_RETURN_IF_ERROR(co_await AdmitMutating(ctx, "UPDATE", *obj, existing, name));
     CO_RETURN_IF_ERROR(BeforeUpdate(ctx, *obj, *existing));
+    TrackManagedFields(c_, ctx, existing, *obj, Now());
     CO_RETURN_IF_ERROR(co_await AdmitValidating(ctx, "UPDATE", *obj, existing, name));
     co_return storage::UpdateResult{std::move(*obj), s.TTLSeconds(*obj)};
   };

@@ -2,11 +2,14 @@
 #include "apimachinery/managedfields/field_manager.h"
 
 #include <boost/json.hpp>
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
 
 #include "apimachinery/go_normalize.h"
+#include "apimachinery/json_parse.h"
+#include "apimachinery/json_write.h"
 
 namespace capstan::apimachinery::managedfields {
 
@@ -65,16 +68,19 @@ FieldSet Filter(const FieldSet& s, ResetScope r) {
   return out;
 }
 
-Comparison FilteredCompare(const FieldManagerScope& scope, const json::value& lhs, const json::value& rhs) {
-  Comparison c = Compare(&lhs, &rhs, scope.schema);
-  c.added = Filter(c.added, scope.reset);
-  c.modified = Filter(c.modified, scope.reset);
-  c.removed = Filter(c.removed, scope.reset);
+Comparison FilteredCompare(const FieldManagerScope& scope, const json::object& lhs, const json::object& rhs) {
+  Comparison c = CompareObjects(&lhs, &rhs, scope.schema);
+  if (scope.reset != ResetScope::kNone) {
+    c.added = Filter(c.added, scope.reset);
+    c.modified = Filter(c.modified, scope.reset);
+    c.removed = Filter(c.removed, scope.reset);
+  }
   return c;
 }
 
-json::value EmptyObject(const FieldManagerScope& scope) {
-  return scope.empty_object ? json::value(*scope.empty_object) : json::value(json::object());
+const json::object& EmptyObject(const FieldManagerScope& scope) {
+  static const json::object* none = new json::object();
+  return scope.empty_object ? *scope.empty_object : *none;
 }
 
 // Others lose what changed (kube's forced update) and what was removed; empty managers go.
@@ -142,7 +148,7 @@ void CapUpdateManagers(Managers& m) {
 }
 
 // One Update by `manager` from `lhs` to `rhs` on `m` (kube's managedFieldsUpdater over the updater).
-void UpdateManagers(const FieldManagerScope& scope, Managers& m, const json::value& lhs, const json::value& rhs,
+void UpdateManagers(const FieldManagerScope& scope, Managers& m, const json::object& lhs, const json::object& rhs,
                     const std::string& manager, const std::string& now) {
   Comparison c = FilteredCompare(scope, lhs, rhs);
   TakeFrom(m, nullptr, c, nullptr);
@@ -168,6 +174,61 @@ void AddGoNulls(json::value& v, const Schema* s, int depth) {
       v.get_object()[name] = nullptr;
     }
   }
+}
+
+constexpr std::string_view kLastApplied = "kubectl.kubernetes.io/last-applied-configuration";
+
+const json::string* LastAppliedOf(const json::object& o) {
+  const auto* md = o.if_contains("metadata");
+  if (!md || !md->is_object()) return nullptr;
+  const auto* an = md->get_object().if_contains("annotations");
+  if (!an || !an->is_object()) return nullptr;
+  const auto* v = an->get_object().if_contains(kLastApplied);
+  return v && v->is_string() && !v->get_string().empty() ? &v->get_string() : nullptr;
+}
+
+// The fields a client-side apply's annotation still describes truthfully: kubectl's server-side apply
+// may take them from kubectl-client-side-apply without a conflict (kube's lastAppliedManager).
+std::optional<FieldSet> AllowedFromLastApplied(const FieldManagerScope& scope, const json::object& live) {
+  const json::string* text = LastAppliedOf(live);
+  if (!text) return std::nullopt;
+  auto parsed = ParseJsonValue(std::string_view(*text));
+  if (!parsed.ok() || !parsed->is_object()) return std::nullopt;
+  const auto* av = parsed->get_object().if_contains("apiVersion");
+  if (!av || !av->is_string() || av->get_string() != scope.api_version) return std::nullopt;
+  FieldSet set = ToFieldSet(*parsed, scope.schema);
+  Comparison c = CompareObjects(&parsed->get_object(), &live, scope.schema);
+  return set.Difference(c.modified).Difference(c.added).Difference(c.removed);
+}
+
+json::value SortedKeys(const json::value& v) {
+  if (v.is_object()) {
+    std::vector<std::pair<std::string, const json::value*>> kv;
+    for (const auto& e : v.get_object()) kv.emplace_back(std::string(e.key()), &e.value());
+    std::sort(kv.begin(), kv.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    json::object out;
+    for (const auto& [k, x] : kv) out.emplace(k, SortedKeys(*x));
+    return out;
+  }
+  if (v.is_array()) {
+    json::array out;
+    for (const auto& x : v.get_array()) out.push_back(SortedKeys(x));
+    return out;
+  }
+  return v;
+}
+
+// kubectl's server-side apply keeps a client-side apply annotation in step (kube's
+// lastAppliedUpdater): the annotation becomes the applied configuration.
+void SyncLastApplied(json::object& out, const json::object& config) {
+  if (!LastAppliedOf(out)) return;
+  json::value c = config;
+  if (auto* md = c.get_object().if_contains("metadata"); md && md->is_object()) {
+    if (auto* an = md->get_object().if_contains("annotations"); an && an->is_object()) {
+      an->get_object().erase(kLastApplied);
+    }
+  }
+  out["metadata"].get_object()["annotations"].get_object()[kLastApplied] = ToJson(SortedKeys(c)) + "\n";
 }
 
 }  // namespace
@@ -227,6 +288,14 @@ void RecordUpdate(const FieldManagerScope& scope, const json::object* live, json
     auto d = DecodeManagedFields(ManagedFieldsOf(*live));
     return d.ok() ? std::move(*d) : Managers();
   };
+  if (manager.empty()) {
+    // Writes without a manager (in-process, or an apply that did its own bookkeeping) keep the
+    // ownership they carry, or else the stored one.
+    auto d = DecodeManagedFields(requested);
+    m = d.ok() && !d->empty() ? std::move(*d) : from_live();
+    SetManagedFields(obj, m);
+    return;
+  }
   if (!scope.subresource.empty()) {
     m = from_live();
   } else if (IsResetManagedFields(requested)) {
@@ -239,26 +308,19 @@ void RecordUpdate(const FieldManagerScope& scope, const json::object* live, json
       m = from_live();
     }
   }
-  if (manager.empty()) {
-    // Writes without a manager (in-process) keep the ownership as it is.
-    SetManagedFields(obj, m);
-    return;
-  }
   // Objects that were never tracked stay so until an apply (kube's skip of non-applied objects).
   if (live && m.empty()) {
     SetManagedFields(obj, m);
     return;
   }
-  json::value lhs = live ? json::value(*live) : EmptyObject(scope);
-  json::value rhs(obj);
-  UpdateManagers(scope, m, lhs, rhs, manager, now);
+  UpdateManagers(scope, m, live ? *live : EmptyObject(scope), obj, manager, now);
   SetManagedFields(obj, m);
 }
 
 StatusOr<json::object> Apply(const FieldManagerScope& scope, const json::object* live, const json::object& config,
                              const std::string& manager, bool force, const std::string& now) {
-  json::value empty = EmptyObject(scope);
-  json::value live_v = live ? json::value(*live) : empty;
+  const json::object& empty = EmptyObject(scope);
+  const json::object& live_o = live ? *live : empty;
   Managers m;
   if (live) {
     auto d = DecodeManagedFields(ManagedFieldsOf(*live));
@@ -266,7 +328,7 @@ StatusOr<json::object> Apply(const FieldManagerScope& scope, const json::object*
     m = std::move(*d);
     if (m.empty()) {
       // What the object holds before its first apply belongs to "before-first-apply".
-      UpdateManagers(scope, m, empty, live_v, "before-first-apply", now);
+      UpdateManagers(scope, m, empty, *live, "before-first-apply", now);
     }
   }
   json::value config_v(config);
@@ -280,23 +342,32 @@ StatusOr<json::object> Apply(const FieldManagerScope& scope, const json::object*
   }
   m[self] = ManagedEntry{applied, scope.api_version, last_time};
 
-  json::value merged = Merge(live_v, config_v, scope.schema);
+  json::value merged(live_o);
+  MergeInto(merged, config_v, scope.schema);
+  if (!merged.is_object()) return Status(400, "BadRequest", "the apply configuration is not an object");
   if (last && !last->Empty()) {
     FieldSet owned;
     for (const auto& [id, e] : m) owned = owned.Union(e.fields);
     PruneUnowned(merged, *last, owned, scope.schema);
   }
-  Comparison c = FilteredCompare(scope, live_v, merged);
+  Comparison c = FilteredCompare(scope, live_o, merged.get_object());
   if (!force) {
     std::vector<std::pair<ManagerId, Path>> conflicts;
     TakeFrom(m, &self, c, &conflicts);
+    if (!conflicts.empty() && manager == "kubectl" && live) {
+      // Conflicts over fields a client-side apply's annotation still describes are no conflicts
+      // for kubectl itself.
+      if (auto allowed = AllowedFromLastApplied(scope, *live)) {
+        std::erase_if(conflicts, [&](const auto& cf) { return allowed->Has(cf.second); });
+      }
+    }
     if (!conflicts.empty()) return ConflictError(conflicts);
   }
   TakeFrom(m, &self, c, nullptr);
   DropEmpty(m);
   if (!c.IsSame() && m.count(self)) m[self].time = now;
-  if (!merged.is_object()) return Status(400, "BadRequest", "the apply configuration is not an object");
   json::object out = std::move(merged.get_object());
+  if (manager == "kubectl") SyncLastApplied(out, config);
   SetManagedFields(out, m);
   return out;
 }

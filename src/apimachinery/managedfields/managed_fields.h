@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include "apimachinery/managedfields/field_set.h"
 #include "apimachinery/status.h"
@@ -24,7 +25,10 @@ struct ManagerId {
   std::string subresource;
   // kube's manager identifier: the entry's JSON without fields and time.
   std::string Identifier() const;
-  bool operator<(const ManagerId& o) const { return Identifier() < o.Identifier(); }
+  bool operator<(const ManagerId& o) const {
+    return std::tie(manager, operation, api_version, subresource) <
+           std::tie(o.manager, o.operation, o.api_version, o.subresource);
+  }
   bool operator==(const ManagerId& o) const = default;
 };
 

@@ -130,6 +130,27 @@ bool Mismatch(const json::value* v, bool list) {
   return list ? !v->is_array() : !v->is_object();
 }
 
+void CompareWalk(const json::value* l, const json::value* r, const Schema* s, Path& path, Comparison& c, int depth);
+
+void CompareFields(const json::object* lo, const json::object* ro, const TypeInfo& t, Path& path, Comparison& c,
+                   int depth) {
+  if (lo) {
+    for (const auto& kv : *lo) {
+      path.push_back(PathElement::Field(std::string(kv.key())));
+      CompareWalk(&kv.value(), ro ? ro->if_contains(kv.key()) : nullptr, FieldSchema(t, kv.key()), path, c, depth + 1);
+      path.pop_back();
+    }
+  }
+  if (ro) {
+    for (const auto& kv : *ro) {
+      if (lo && lo->contains(kv.key())) continue;
+      path.push_back(PathElement::Field(std::string(kv.key())));
+      CompareWalk(nullptr, &kv.value(), FieldSchema(t, kv.key()), path, c, depth + 1);
+      path.pop_back();
+    }
+  }
+}
+
 void CompareWalk(const json::value* l, const json::value* r, const Schema* s, Path& path, Comparison& c, int depth) {
   TypeInfo t = Effective(s, r, l);
   bool list = t.kind == Kind::kList;
@@ -162,23 +183,8 @@ void CompareWalk(const json::value* l, const json::value* r, const Schema* s, Pa
       path.pop_back();
     }
   } else {
-    const json::object* lo = l && l->is_object() ? &l->get_object() : nullptr;
-    const json::object* ro = r && r->is_object() ? &r->get_object() : nullptr;
-    if (lo) {
-      for (const auto& kv : *lo) {
-        path.push_back(PathElement::Field(std::string(kv.key())));
-        CompareWalk(&kv.value(), ro ? ro->if_contains(kv.key()) : nullptr, FieldSchema(t, kv.key()), path, c, depth + 1);
-        path.pop_back();
-      }
-    }
-    if (ro) {
-      for (const auto& kv : *ro) {
-        if (lo && lo->contains(kv.key())) continue;
-        path.push_back(PathElement::Field(std::string(kv.key())));
-        CompareWalk(nullptr, &kv.value(), FieldSchema(t, kv.key()), path, c, depth + 1);
-        path.pop_back();
-      }
-    }
+    CompareFields(l && l->is_object() ? &l->get_object() : nullptr, r && r->is_object() ? &r->get_object() : nullptr,
+                  t, path, c, depth);
   }
   if (!l) {
     c.added.Insert(path);
@@ -189,14 +195,24 @@ void CompareWalk(const json::value* l, const json::value* r, const Schema* s, Pa
 
 // ---- merge
 
-json::value MergeWalk(const json::value* l, const json::value* r, const Schema* s, int depth);
+void MergeInto(json::value& l, const json::value& r, const Schema* s, int depth);
 
-json::value MergeList(const TypeInfo& t, const json::value& l, const json::value& r, int depth) {
-  Items li = IndexItems(t, &l), ri = IndexItems(t, &r);
+void MergeList(const TypeInfo& t, json::value& l, const json::value& r, int depth) {
+  Items ri = IndexItems(t, &r);
+  // The live items, moved out and indexed by element.
+  json::array live = std::move(l.get_array());
+  std::vector<std::pair<PathElement, json::value*>> li;
+  for (size_t i = 0; i < live.size(); ++i) li.emplace_back(ListItemElement(t, live[i], i), &live[i]);
+  auto find_l = [&](const PathElement& pe) -> json::value* {
+    for (auto& [e, v] : li) {
+      if (e == pe) return v;
+    }
+    return nullptr;
+  };
   const Schema* is = ItemSchema(t);
   std::deque<PathElement> shared;
   for (const auto& [pe, v] : ri) {
-    if (FindItem(li, pe)) shared.push_back(pe);
+    if (find_l(pe)) shared.push_back(pe);
   }
   std::optional<PathElement> next;
   auto advance = [&] {
@@ -211,12 +227,22 @@ json::value MergeList(const TypeInfo& t, const json::value& l, const json::value
   json::array out;
   size_t a = 0, b = 0;
   const size_t na = li.size(), nb = ri.size();
+  // Takes a live item (the first one with this element) merged with the configuration's.
+  auto take = [&](const PathElement& pe, const json::value& rv) {
+    if (json::value* lv = find_l(pe)) {
+      json::value item = std::move(*lv);
+      MergeInto(item, rv, is, depth + 1);
+      out.push_back(std::move(item));
+    } else {
+      out.push_back(rv);
+    }
+  };
   while (a < na || b < nb) {
     if (a < na && b < nb) {
       const PathElement& pe = li[a].first;
       if (pe == ri[b].first) {
         merged_r.insert(pe);
-        out.push_back(MergeWalk(li[a].second, ri[b].second, is, depth + 1));
+        take(pe, *ri[b].second);
         ++a;
         ++b;
         advance();
@@ -230,7 +256,7 @@ json::value MergeList(const TypeInfo& t, const json::value& l, const json::value
     if (a < na) {
       const PathElement& pe = li[a].first;
       if (!FindItem(ri, pe)) {
-        out.push_back(*li[a].second);
+        out.push_back(std::move(*li[a].second));
         ++a;
         continue;
       }
@@ -239,32 +265,35 @@ json::value MergeList(const TypeInfo& t, const json::value& l, const json::value
     if (b < nb) {
       const PathElement& pe = ri[b].first;
       merged_r.insert(pe);
-      out.push_back(MergeWalk(FindItem(li, pe), ri[b].second, is, depth + 1));
+      take(pe, *ri[b].second);
       ++b;
       if (next && *next == pe) advance();
     }
   }
-  return out;
+  l = std::move(out);
 }
 
-json::value MergeWalk(const json::value* l, const json::value* r, const Schema* s, int depth) {
-  if (!r) return *l;
-  if (!l) return *r;
-  TypeInfo t = Effective(s, r, l);
+void MergeInto(json::value& l, const json::value& r, const Schema* s, int depth) {
+  TypeInfo t = Effective(s, &r, &l);
   bool list = t.kind == Kind::kList;
-  bool leaf = depth > kMaxDepth || t.kind == Kind::kScalar || t.atomic || Mismatch(l, list) || Mismatch(r, list) ||
-              (EmptyOrAbsent(l, list) && EmptyOrAbsent(r, list)) || l->is_null() || r->is_null();
-  if (leaf) return *r;
-  if (list) return MergeList(t, *l, *r, depth);
-  json::object out = l->get_object();
-  for (const auto& kv : r->get_object()) {
+  bool leaf = depth > kMaxDepth || t.kind == Kind::kScalar || t.atomic || Mismatch(&l, list) || Mismatch(&r, list) ||
+              (EmptyOrAbsent(&l, list) && EmptyOrAbsent(&r, list)) || l.is_null() || r.is_null();
+  if (leaf) {
+    l = r;
+    return;
+  }
+  if (list) {
+    MergeList(t, l, r, depth);
+    return;
+  }
+  json::object& out = l.get_object();
+  for (const auto& kv : r.get_object()) {
     if (auto* cur = out.if_contains(kv.key())) {
-      *cur = MergeWalk(cur, &kv.value(), FieldSchema(t, kv.key()), depth + 1);
+      MergeInto(*cur, kv.value(), FieldSchema(t, kv.key()), depth + 1);
     } else {
       out[kv.key()] = kv.value();
     }
   }
-  return out;
 }
 
 // ---- pruning
@@ -403,7 +432,21 @@ Comparison Compare(const json::value* lhs, const json::value* rhs, const Schema*
 }
 
 json::value Merge(const json::value& live, const json::value& config, const Schema* schema) {
-  return MergeWalk(&live, &config, schema, 0);
+  json::value out = live;
+  MergeInto(out, config, schema, 0);
+  return out;
+}
+
+void MergeInto(json::value& live, const json::value& config, const Schema* schema) {
+  MergeInto(live, config, schema, 0);
+}
+
+Comparison CompareObjects(const json::object* lhs, const json::object* rhs, const Schema* schema) {
+  Comparison c;
+  Path p;
+  CompareFields(lhs, rhs, ResolveType(schema).kind == Kind::kUntyped ? TypeInfo{Kind::kMap} : ResolveType(schema), p,
+                c, 0);
+  return c;
 }
 
 void PruneUnowned(json::value& v, const FieldSet& last, const FieldSet& owned, const Schema* schema) {

@@ -42,9 +42,13 @@ struct Comparison {
 // What changed from `lhs` to `rhs` (either may be null: absent).
 Comparison Compare(const boost::json::value* lhs, const boost::json::value* rhs, const Schema* schema);
 
+// Compare for two objects (either may be null: absent), without copying them into values.
+Comparison CompareObjects(const boost::json::object* lhs, const boost::json::object* rhs, const Schema* schema);
+
 // `config` merged into `live`: scalars and atomic values replaced, structs and granular maps merged
 // by key, set and map lists merged by item.
 boost::json::value Merge(const boost::json::value& live, const boost::json::value& config, const Schema* schema);
+void MergeInto(boost::json::value& live, const boost::json::value& config, const Schema* schema);
 
 // Removes from `v` the nodes of `last` (a set a manager owned) that nobody in `owned` holds any part
 // of (kube's pruning of fields an applier stopped applying).
