@@ -170,6 +170,7 @@ StatusOr<ServedCustomResource> BuildCustomResource(const CustomResourceDeps& cde
     if (deps.store_for) c.storage = deps.store_for(key_root, c.info, strategy);
     c.admission = deps.admission;
     c.clock = deps.clock;
+    c.schema = schema.get();  // server-side apply's merge rules for managedFields (not normalized as Go)
     b.store = std::make_shared<CustomResourceStore>(c, strategy, out.terminating);
     if (v.has_status) {
       registry::StoreConfig stc = c;

@@ -1,6 +1,8 @@
 #include "api/apiextensions/custom_resource_strategy.h"
 
 #include "apimachinery/labels.h"
+#include "apimachinery/object_meta_validation.h"
+#include "apimachinery/validation.h"
 #include "apimachinery/schema_default.h"
 #include "apimachinery/schema_prune.h"
 #include "apimachinery/schema_validate.h"
@@ -18,6 +20,69 @@ registry::DefaultStrategy::Options OptionsOf(const CustomResourceStrategy::Confi
   o.has_status = c.has_status;
   o.track_generation = true;
   return o;
+}
+
+void ValidateEmbeddedResource(ErrorList& errs, const json::object& x, const FieldPath& p) {
+  if (!x.contains("apiVersion")) errs.push_back(RequiredError(p.Child("apiVersion"), ""));
+  if (!x.contains("kind")) errs.push_back(RequiredError(p.Child("kind"), ""));
+  for (const auto& [k, v] : x) {
+    if (k == "apiVersion") {
+      if (!v.is_string()) {
+        errs.push_back(InvalidError(p.Child("apiVersion"), FieldValue(v), "must be a string"));
+      } else if (v.get_string().empty()) {
+        errs.push_back(InvalidError(p.Child("apiVersion"), "", "must not be empty"));
+      } else {
+        std::string_view av = v.get_string();
+        size_t slash = av.find('/');
+        if (slash != std::string_view::npos && (av.find('/', slash + 1) != std::string_view::npos || slash == 0 || slash + 1 == av.size())) {
+          errs.push_back(InvalidError(p.Child("apiVersion"), std::string(av), "unexpected GroupVersion string: " + std::string(av)));
+        }
+      }
+    } else if (k == "kind") {
+      if (!v.is_string()) {
+        errs.push_back(InvalidError(p.Child("kind"), FieldValue(v), "must be a string"));
+      } else if (v.get_string().empty()) {
+        errs.push_back(InvalidError(p.Child("kind"), "", "must not be empty"));
+      } else {
+        std::string lower(v.get_string());
+        for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (auto pr = am::IsDNS1035Label(lower); !pr.empty()) {
+          std::string joined;
+          for (size_t i = 0; i < pr.size(); ++i) joined += (i ? "," : "") + pr[i];
+          errs.push_back(InvalidError(p.Child("kind"), std::string(v.get_string()),
+                                      "may have mixed case, but should otherwise match: " + joined));
+        }
+      }
+    } else if (k == "metadata" && v.is_object()) {
+      json::object copy;
+      copy["metadata"] = v;
+      json::object& md = copy["metadata"].as_object();
+      const bool namespaced = md.contains("namespace") && md["namespace"].is_string() && !md["namespace"].get_string().empty();
+      if (!md.contains("name") || !md["name"].is_string() || md["name"].get_string().empty()) md["name"] = "fakename";
+      for (auto& e : am::ValidateObjectMeta(copy, namespaced, am::ValidatePathSegmentName, p.Child("metadata"))) {
+        errs.push_back(std::move(e));
+      }
+    }
+  }
+}
+
+// kube's objectmeta.Validate below the root: TypeMeta and ObjectMeta of embedded resources.
+void ValidateEmbedded(ErrorList& errs, const json::value& x, const am::Schema* s, const FieldPath& p, int depth = 0) {
+  if (!s || depth > 64) return;
+  const am::Schema& d = s->Deref();
+  if (x.is_object()) {
+    if (depth > 0 && s->EmbeddedResource()) ValidateEmbeddedResource(errs, x.get_object(), p);
+    for (const auto& [k, v] : x.get_object()) {
+      if (const am::Schema* prop = d.Property(k)) {
+        ValidateEmbedded(errs, v, prop, p.Child(k), depth + 1);
+      } else if (d.additional_properties) {
+        ValidateEmbedded(errs, v, d.additional_properties, p.Key(k), depth + 1);
+      }
+    }
+  } else if (x.is_array()) {
+    const auto& a = x.get_array();
+    for (size_t i = 0; i < a.size(); ++i) ValidateEmbedded(errs, a[i], d.items, p.Index(i), depth + 1);
+  }
 }
 
 }  // namespace
@@ -44,6 +109,7 @@ ErrorList CustomResourceStrategy::ValidateSchema(const Object& obj) const {
   if (!c_.schema) return errs;
   json::value v(obj);
   errs = am::ValidateBySchema(*c_.schema, v);
+  ValidateEmbedded(errs, v, c_.schema, FieldPath());
   // The scale subresource's selector must be a label selector string when present.
   if (!c_.label_selector_path.empty()) {
     auto steps = ParseSimpleJsonPath(c_.label_selector_path);

@@ -372,5 +372,27 @@ TEST_F(CrdTest, WebhookConversionIsMissingAndCelRulesWarn) {
             "webhooks are not supported by this server yet");
 }
 
+TEST_F(CrdTest, EmbeddedResourcesAndIntOrString) {
+  Object crd = Parse(kCronTab);
+  auto& props = crd["spec"].as_object()["versions"].as_array()[0].as_object()["schema"].as_object()["openAPIV3Schema"]
+                    .as_object()["properties"].as_object()["spec"].as_object()["properties"].as_object();
+  props["template"] = Parse(R"({"type":"object","x-kubernetes-embedded-resource":true,"x-kubernetes-preserve-unknown-fields":true})");
+  ASSERT_TRUE(env_.Create("customresourcedefinitions", crd).ok());
+  Settle();
+  auto bad = SyncWait(Cr()->creater->Create(
+      Ns(), CronTab("a", R"({"cronSpec":"* * * * *","port":true,"template":{"apiVersion":"v1","metadata":{"name":"a/b"},"x":1}})"), {}));
+  ASSERT_FALSE(bad.ok());
+  const std::string& m = bad.status().message();
+  EXPECT_NE(m.find("spec.port: Invalid value: \"boolean\": spec.port in body must be of type integer,string: \"boolean\""),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("spec.template.kind: Required value"), std::string::npos) << m;
+  EXPECT_NE(m.find("spec.template.metadata.name: Invalid value: \"a/b\": may not contain '/'"), std::string::npos) << m;
+  auto good = SyncWait(Cr()->creater->Create(
+      Ns(), CronTab("b", R"({"cronSpec":"* * * * *","port":8080,"template":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"x":1}}})"), {}));
+  ASSERT_TRUE(good.ok()) << good.status().message();
+  EXPECT_EQ((*good)["spec"].at("template").at("spec").at("x").as_int64(), 1);
+}
+
 }  // namespace
 }  // namespace capstan::api::apiextensions
