@@ -53,6 +53,49 @@ json::value PublishedSchema(const Crd& crd, const CrdVersion& v) {
   return s;
 }
 
+// kube's version priority (GA > beta > alpha, higher numbers first; other names last, by name):
+// true when `a` comes before `b`.
+bool VersionBefore(const std::string& a, const std::string& b) {
+  struct Parsed {
+    bool kube = false;
+    int major = 0, level = 0, minor = 0;  // level: 2 GA, 1 beta, 0 alpha
+  };
+  auto parse = [](const std::string& v) {
+    Parsed p;
+    if (v.size() < 2 || v[0] != 'v' || !std::isdigit(static_cast<unsigned char>(v[1]))) return p;
+    size_t i = 1;
+    while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i]))) p.major = p.major * 10 + (v[i++] - '0');
+    if (i == v.size()) {
+      p.kube = true;
+      p.level = 2;
+      return p;
+    }
+    std::string rest = v.substr(i);
+    size_t n;
+    if (rest.rfind("alpha", 0) == 0) {
+      n = 5;
+    } else if (rest.rfind("beta", 0) == 0) {
+      n = 4;
+      p.level = 1;
+    } else {
+      return p;
+    }
+    if (rest.size() == n) return Parsed{};
+    for (size_t k = n; k < rest.size(); ++k) {
+      if (!std::isdigit(static_cast<unsigned char>(rest[k]))) return Parsed{};
+      p.minor = p.minor * 10 + (rest[k] - '0');
+    }
+    p.kube = true;
+    return p;
+  };
+  Parsed x = parse(a), y = parse(b);
+  if (x.kube != y.kube) return x.kube;
+  if (!x.kube) return a < b;
+  if (x.level != y.level) return x.level > y.level;
+  if (x.major != y.major) return x.major > y.major;
+  return x.minor > y.minor;
+}
+
 std::vector<std::string> SplitPath(const std::string& p) {
   std::vector<std::string> out;
   for (auto& x : Split(p, '.')) {
@@ -170,7 +213,7 @@ StatusOr<ServedCustomResource> BuildCustomResource(const CustomResourceDeps& cde
     if (deps.store_for) c.storage = deps.store_for(key_root, c.info, strategy);
     c.admission = deps.admission;
     c.clock = deps.clock;
-    c.schema = schema.get();  // server-side apply's merge rules for managedFields (not normalized as Go)
+    c.schema = b.published ? b.published : schema.get();  // server-side apply's merge rules for managedFields (not normalized as Go)
     b.store = std::make_shared<CustomResourceStore>(c, strategy, out.terminating);
     if (v.has_status) {
       registry::StoreConfig stc = c;
@@ -183,6 +226,11 @@ StatusOr<ServedCustomResource> BuildCustomResource(const CustomResourceDeps& cde
   auto storage = build(*storage_version);
   if (!storage.ok()) return storage.status();
   const std::string storage_api_version = crd.group + "/" + storage_version->name;
+  // The group's preferred version: the served one of highest priority.
+  std::string preferred;
+  for (const auto& v : crd.versions) {
+    if (v.served && (preferred.empty() || VersionBefore(v.name, preferred))) preferred = v.name;
+  }
   for (const auto& v : crd.versions) {
     if (!v.served) continue;
     registry::ResourceInfo info = info_for(v);
@@ -215,7 +263,7 @@ StatusOr<ServedCustomResource> BuildCustomResource(const CustomResourceDeps& cde
     r.info = info;
     r.storage = main;
     r.schema = b.published;
-    r.preferred = &v == &crd.versions.front();
+    r.preferred = v.name == preferred;
     r.protobuf = false;
     out.resources.push_back(std::move(r));
     if (status) {

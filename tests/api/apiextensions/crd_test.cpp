@@ -303,6 +303,13 @@ TEST_F(CrdTest, VersionsWithConversionNone) {
   ASSERT_NE(v1, nullptr);
   ASSERT_NE(v2e, nullptr);
   EXPECT_EQ(snap_->FindResource("stable.example.com", "v2", "crontabs", "status"), nullptr);
+  // Discovery prefers the version of highest priority (v2 over v1), whatever the order in the CRD.
+  const endpoints::GroupEntry* group = nullptr;
+  for (const auto& g : snap_->groups) {
+    if (g.name == "stable.example.com") group = &g;
+  }
+  ASSERT_NE(group, nullptr);
+  EXPECT_EQ(group->versions, (std::vector<std::string>{"v2", "v1"}));
   Object body = CronTab("a", R"({"cronSpec":"* * * * *"})");
   body["apiVersion"] = "stable.example.com/v2";
   auto created = SyncWait(v2e->creater->Create(Ns(), body, {}));
