@@ -485,7 +485,35 @@ TEST_F(AuthnE2e, BoundTokensExpireAndDieWithTheirObjects) {
   ASSERT_EQ(server_->Kubectl({"delete", "serviceaccount", "doomed", "-n", "authn-life"}, "", "31").exit_code, 0);
   ExpectUnauthorized(TokenKubeconfig("doomed", std::string(TrimSpace(t3.out))), "token of a deleted service account");
 
-  // A pod-bound token names the pod and its node.
+  // Bound to a pod: valid while the pod exists, refused once it is deleted.
+  ASSERT_EQ(server_->Kubectl({"run", "holder", "-n", "authn-life", "--image=registry.k8s.io/pause:3.9",
+                              R"(--overrides={"spec":{"serviceAccountName":"robot"}})"}, "", "31").exit_code,
+            0);
+  auto p1 = server_->Kubectl({"create", "token", "robot", "-n", "authn-life", "--bound-object-kind=Pod",
+                              "--bound-object-name=holder"},
+                             "", "33");
+  auto p2 = server_->Kubectl({"create", "token", "robot", "-n", "authn-life", "--bound-object-kind=Pod",
+                              "--bound-object-name=holder", "--duration=15m"},
+                             "", "31");
+  ASSERT_EQ(p1.exit_code, 0) << p1.err;
+  ASSERT_EQ(p2.exit_code, 0) << p2.err;
+  std::string pod_before(TrimSpace(p1.out)), pod_after(TrimSpace(p2.out));
+  Remember(pod_before);
+  Remember(pod_after);
+  json::object pod_claims = JwtPayload(pod_before)["kubernetes.io"].as_object();
+  EXPECT_EQ(Str(pod_claims["pod"].as_object(), "name"), "holder");
+  EXPECT_EQ(Str(pod_claims["pod"].as_object(), "uid"), Uid("pod", "authn-life", "holder"));
+  json::object pod_user = WhoAmI(TokenKubeconfig("pod-before", pod_before));
+  EXPECT_EQ(Str(pod_user, "username"), "system:serviceaccount:authn-life:robot");
+  EXPECT_NE(json::serialize(pod_user["extra"]).find(R"("authentication.kubernetes.io/pod-name":["holder"])"),
+            std::string::npos)
+      << json::serialize(pod_user);
+  ASSERT_EQ(server_->Kubectl({"delete", "pod", "holder", "-n", "authn-life", "--grace-period=0", "--force"}, "", "31")
+                .exit_code,
+            0);
+  ExpectUnauthorized(TokenKubeconfig("pod-after", pod_after), "token bound to a deleted pod");
+
+  // A pod that does not exist cannot be bound.
   auto missing = server_->Kubectl({"create", "token", "robot", "-n", "authn-life", "--bound-object-kind=Pod",
                                    "--bound-object-name=nope"},
                                   "", "31");
