@@ -314,6 +314,72 @@ TEST(CrdServingTest, TimeFromCreateToServedAndWatch) {
   EXPECT_EQ(HttpStatusOf(watch.response), 200);
   EXPECT_NE(watch.response.find(R"("type":"ADDED")"), std::string::npos) << watch.response;
   EXPECT_NE(watch.response.find(R"("any":{"x":1})"), std::string::npos) << watch.response;
+
+  // Deleting a namespace deletes the custom resources in it (the namespace controller sees served
+  // custom resources).
+  auto ns = AdminRequest(server, "POST", "/api/v1/namespaces",
+                         R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team"}})");
+  ASSERT_EQ(HttpStatusOf(ns.response), 201) << ns.response;
+  auto in_ns = AdminRequest(server, "POST", "/apis/example.com/v1/namespaces/team/widgets",
+                            R"({"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w2"}})");
+  ASSERT_EQ(HttpStatusOf(in_ns.response), 201) << in_ns.response;
+  ASSERT_EQ(HttpStatusOf(AdminRequest(server, "DELETE", "/api/v1/namespaces/team").response), 200);
+  int gone = 0;
+  for (int i = 0; i < 200 && gone != 404; ++i) {
+    gone = HttpStatusOf(AdminRequest(server, "GET", "/apis/example.com/v1/namespaces/team/widgets/w2").response);
+    if (gone != 404) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(gone, 404);
+}
+
+// CRDs created and deleted in a row while a client watches the CRDs: each is served, then removed
+// with its custom resources, and the watch sees every change.
+TEST(CrdServingTest, ChurnWhileWatching) {
+  ServerProcess server;
+  ASSERT_TRUE(server.ok()) << server.error();
+  std::string watched;
+  std::thread watcher([&] {
+    watched = AdminRequest(server, "GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions?watch=1&timeoutSeconds=8")
+                  .response;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto poll = [&](const std::string& path, int want) {
+    int got = 0;
+    for (int i = 0; i < 400 && got != want; ++i) {
+      got = HttpStatusOf(AdminRequest(server, "GET", path).response);
+      if (got != want) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return got;
+  };
+  for (int round = 0; round < 4; ++round) {
+    const std::string plural = "gadgets" + std::to_string(round);
+    const std::string crd = R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+      "metadata":{"name":")" + plural + R"(.example.com"},
+      "spec":{"group":"example.com","scope":"Cluster","names":{"plural":")" + plural + R"(","kind":"Gadget)" +
+                            std::to_string(round) + R"("},
+        "versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object",
+          "x-kubernetes-preserve-unknown-fields":true}}}]}})";
+    auto c = AdminRequest(server, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd);
+    ASSERT_EQ(HttpStatusOf(c.response), 201) << c.response;
+    const std::string path = "/apis/example.com/v1/" + plural;
+    ASSERT_EQ(poll(path, 200), 200) << "round " << round;
+    auto item = AdminRequest(server, "POST", path,
+                             R"({"apiVersion":"example.com/v1","kind":"Gadget)" + std::to_string(round) +
+                                 R"(","metadata":{"name":"g"},"anything":[1,2]})");
+    ASSERT_EQ(HttpStatusOf(item.response), 201) << item.response;
+    auto d = AdminRequest(server, "DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + plural + ".example.com");
+    ASSERT_EQ(HttpStatusOf(d.response), 200) << d.response;
+    EXPECT_EQ(poll("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + plural + ".example.com", 404), 404);
+    EXPECT_EQ(poll(path, 404), 404) << "round " << round;
+  }
+  watcher.join();
+  for (int round = 0; round < 4; ++round) {
+    const std::string name = "gadgets" + std::to_string(round) + ".example.com";
+    EXPECT_NE(watched.find(R"("type":"ADDED","object":{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":")" + name),
+              std::string::npos)
+        << name;
+    EXPECT_NE(watched.find(R"("type":"DELETED")"), std::string::npos);
+  }
 }
 
 }  // namespace
