@@ -2,6 +2,9 @@
 // (resume after a failed watch, re-list after compaction), turning storage events into cached events,
 // dispatching them to watchers, and the periodic tick (bookmarks, watcher deadlines).
 #include <algorithm>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "storage/cacher/cacher_core.h"
 #include "util/log.h"
@@ -9,6 +12,8 @@
 namespace capstan::storage {
 
 namespace {
+
+constexpr size_t kTrimAfterListBytes = 4 << 20;
 
 std::string ResourceName(const CacherConfig& c) { return c.group.empty() ? c.resource : c.resource + "." + c.group; }
 
@@ -38,6 +43,7 @@ void CacherCore::RunReflector() {
       std::vector<CachedObjectPtr> objects;
       int64_t rev = 0;
       std::string from = prefix;
+      size_t listed_bytes = 0;
       Status failed;
       while (true) {
         RangeRequest req;
@@ -52,6 +58,7 @@ void CacherCore::RunReflector() {
         }
         if (rev == 0) rev = resp->revision;
         for (auto& kv : resp->kvs) {
+          listed_bytes += kv.value.size();
           auto obj = MakeObject(kv.key, kv.value, kv.mod_revision);
           if (!obj.ok()) {
             LogWarn("watch cache: undecodable object skipped", {{"key", kv.key}, {"error", obj.status().message()}});
@@ -85,6 +92,11 @@ void CacherCore::RunReflector() {
       for (auto& w : wake) w.Resume();
       for (auto& f : fresh) f->Fire(true);
       LogInfo("watch cache initialized", {{"resource", ResourceName(config)}, {"revision", std::to_string(rev)}});
+#ifdef __GLIBC__
+      // A large list leaves its pages and parse buffers free in this thread's malloc arena; give them
+      // back (about 10 MiB of RSS after listing 10k 1-KiB objects).
+      if (listed_bytes >= kTrimAfterListBytes) malloc_trim(0);
+#endif
       resume_from = rev + 1;
     }
 
