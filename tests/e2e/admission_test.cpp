@@ -3,12 +3,13 @@
 // caBundle). A validating webhook refuses a configmap with kube's message, a mutating webhook adds a
 // label (its JSONPatch applied, its warning shown by kubectl, its audit annotation logged), a
 // namespaceSelector limits both to one namespace, and a webhook that is down fails the request under
-// failurePolicy Fail and is skipped under Ignore.
+// failurePolicy Fail and is skipped under Ignore. Also the audit webhook backend.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <boost/json.hpp>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 #include "authn_test_util.h"
@@ -142,6 +143,46 @@ TEST(AdmissionE2eTest, ValidatingAndMutatingWebhooks) {
   EXPECT_NE(log.find("\"patch.webhook.admission.k8s.io/round_0_index_0\""), std::string::npos);
   EXPECT_NE(log.find("\"failed-open.validating.webhook.admission.k8s.io/round_0_index_0\":\"unreachable.capstan.test\""),
             std::string::npos);
+}
+
+// The audit webhook backend (kept here for the test HTTPS server): batches reach the webhook as
+// EventLists, and a webhook that answers 500 never fails a request.
+TEST(AuditWebhookE2eTest, EventsArePostedInBatches) {
+  TestCa ca;
+  std::mutex mu;
+  std::vector<std::string> bodies;
+  int status = 200;
+  TestHttpsServer hook(ca, [&](const http::HttpRequest& req) {
+    std::lock_guard lock(mu);
+    bodies.push_back(req.body);
+    return JsonReply(status, "{}");
+  });
+  ASSERT_TRUE(hook.ok());
+  std::string dir = MakeTempDir("capstan-audit-webhook-e2e");
+  std::ofstream(dir + "/policy.yaml") << "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  "
+                                         "resources: [{group: \"\", resources: [configmaps]}]\n";
+  std::ofstream(dir + "/webhook.kubeconfig")
+      << "apiVersion: v1\nkind: Config\nclusters:\n- name: audit\n  cluster:\n    server: " << hook.url("/audit")
+      << "\n    certificate-authority-data: " << Base64Encode(ca.pem())
+      << "\ncontexts:\n- name: audit\n  context: {cluster: audit}\ncurrent-context: audit\n";
+  ServerProcess server({"--audit-policy-file=" + dir + "/policy.yaml", "--audit-webhook-config-file=" + dir + "/webhook.kubeconfig",
+                        "--audit-webhook-batch-max-wait=1s", "--audit-webhook-initial-backoff=10ms"});
+  ASSERT_TRUE(server.ok()) << server.error();
+  ASSERT_EQ(server.Kubectl({"create", "configmap", "sent", "--from-literal=a=b"}).exit_code, 0);
+  {
+    std::lock_guard lock(mu);
+    status = 500;  // the webhook fails from now on: requests still succeed
+  }
+  auto r = server.Kubectl({"create", "configmap", "sent-while-failing", "--from-literal=a=b"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(server.Stop(), 0);
+  std::lock_guard lock(mu);
+  ASSERT_FALSE(bodies.empty());
+  auto first = json::parse(bodies[0]).as_object();
+  EXPECT_EQ(first["kind"].as_string(), "EventList");
+  bool found = false;
+  for (const auto& b : bodies) found = found || b.find("\"name\":\"sent\"") != std::string::npos;
+  EXPECT_TRUE(found);
 }
 
 }  // namespace
