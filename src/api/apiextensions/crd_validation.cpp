@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <set>
 
+#include "apimachinery/schema_prune.h"
 #include "apimachinery/schema_registry.h"
+#include "apimachinery/schema_validate.h"
 #include "apimachinery/schema_structural.h"
 #include "apimachinery/validation.h"
 #include "util/strings.h"
@@ -73,6 +75,27 @@ void CheckTypes(ErrorList& errs, const json::value& s, const FieldPath& p, int d
 
 void ValidateSchemaInto(ErrorList& errs, const json::value* schema, bool status_enabled, const FieldPath& validation_path);
 
+// kube's structuraldefaulting.ValidateDefaults outside metadata: every default is pruned already and
+// valid against its own schema.
+void ValidateDefaults(ErrorList& errs, const am::Schema& s, const FieldPath& p, bool root, int depth = 0) {
+  if (depth > 64) return;
+  if (s.default_value) {
+    json::value pruned = *s.default_value;
+    am::PruneBySchema(pruned, &s, s.embedded_resource);
+    if (pruned != *s.default_value) {
+      errs.push_back(InvalidError(p.Child("default"), FieldValue(*s.default_value), "must not have unknown fields"));
+    } else {
+      for (auto& e : am::ValidateSchemaValues(s, *s.default_value, p.Child("default"))) errs.push_back(std::move(e));
+    }
+  }
+  for (const auto& [name, child] : s.properties) {
+    if (root && name == "metadata") continue;  // kube checks defaults there as metadata
+    if (child) ValidateDefaults(errs, *child, p.Child("properties").Key(name), false, depth + 1);
+  }
+  if (s.items) ValidateDefaults(errs, *s.items, p.Child("items"), false, depth + 1);
+  if (s.additional_properties) ValidateDefaults(errs, *s.additional_properties, p.Child("additionalProperties"), false, depth + 1);
+}
+
 void ValidateSchema(ErrorList& out, const json::value* schema, bool status_enabled, const FieldPath& validation_path) {
   ErrorList errs;
   ValidateSchemaInto(errs, schema, status_enabled, validation_path);
@@ -103,7 +126,9 @@ void ValidateSchemaInto(ErrorList& errs, const json::value* schema, bool status_
   } else if (auto conv = am::StructuralConversionError(**parsed, sp)) {
     init_errs.push_back(*conv);
   } else {
-    for (auto& e : am::ValidateStructural(**parsed, sp)) errs.push_back(std::move(e));
+    ErrorList structural = am::ValidateStructural(**parsed, sp);
+    if (structural.empty()) ValidateDefaults(structural, **parsed, sp, true);
+    for (auto& e : structural) errs.push_back(std::move(e));
   }
   CheckTypes(errs, *schema, sp);
   if (errs.empty()) {

@@ -119,6 +119,24 @@ TEST_F(CrdTest, ValidationMessages) {
             "spec.validation.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified "
             "object fields");
 
+  Object defaults = Parse(kCronTab);
+  auto& spec_props = defaults["spec"].as_object()["versions"].as_array()[0].as_object()["schema"].as_object()
+                         ["openAPIV3Schema"].as_object()["properties"].as_object()["spec"].as_object()["properties"].as_object();
+  spec_props["replicas"].as_object()["default"] = "two";
+  spec_props["extra"] = Parse(R"({"type":"object","properties":{"a":{"type":"string"}},"default":{"a":"x","b":1}})");
+  r = env_.Create("customresourcedefinitions", defaults);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find(
+                // kube-openapi names the value by its path below the default: nothing.
+                "spec.validation.openAPIV3Schema.properties[spec].properties[replicas].default: Invalid value: \"string\": "
+                " in body must be of type integer: \"string\""),
+            std::string::npos)
+      << r.status().message();
+  EXPECT_NE(r.status().message().find("spec.validation.openAPIV3Schema.properties[spec].properties[extra].default: Invalid "
+                                      "value: {\"a\":\"x\",\"b\":1}: must not have unknown fields"),
+            std::string::npos)
+      << r.status().message();
+
   Object scope = Parse(kCronTab);
   scope["spec"].as_object()["scope"] = "Galaxy";
   scope["spec"].as_object()["group"] = "nodot";
