@@ -145,6 +145,51 @@ TEST(AdmissionE2eTest, ValidatingAndMutatingWebhooks) {
             std::string::npos);
 }
 
+// The built-in mutating plugins kube enables by default, through kubectl.
+TEST(BuiltinAdmissionE2eTest, ServiceAccountTolerationsAndDefaultStorageClass) {
+  ServerProcess server;
+  ASSERT_TRUE(server.ok()) << server.error();
+  auto run = server.Kubectl({"run", "plain", "--image=nginx"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  auto pod = server.Kubectl({"get", "pod", "plain", "-o",
+                             "jsonpath={.spec.serviceAccountName}|{.spec.volumes[0].name}|"
+                             "{.spec.containers[0].volumeMounts[0].mountPath}|{.spec.tolerations[*].key}|"
+                             "{.spec.tolerations[0].tolerationSeconds}"});
+  ASSERT_EQ(pod.exit_code, 0) << pod.err;
+  auto parts = Split(pod.out, '|');
+  ASSERT_EQ(parts.size(), 5u) << pod.out;
+  EXPECT_EQ(parts[0], "default");
+  EXPECT_EQ(parts[1].rfind("kube-api-access-", 0), 0u) << pod.out;
+  EXPECT_EQ(parts[2], "/var/run/secrets/kubernetes.io/serviceaccount");
+  EXPECT_EQ(parts[3], "node.kubernetes.io/not-ready node.kubernetes.io/unreachable");
+  EXPECT_EQ(parts[4], "300");
+
+  auto missing = server.Kubectl({"create", "-f", "-"},
+                                "apiVersion: v1\nkind: Pod\nmetadata: {name: lost}\nspec:\n  serviceAccountName: nope\n"
+                                "  containers: [{name: c, image: nginx}]\n");
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.err.find("pods \"lost\" is forbidden: error looking up service account default/nope: "
+                             "serviceaccount \"nope\" not found"),
+            std::string::npos)
+      << missing.err;
+
+  auto no_mount = server.Kubectl({"create", "-f", "-"},
+                                 "apiVersion: v1\nkind: Pod\nmetadata: {name: quiet}\nspec:\n  automountServiceAccountToken: false\n"
+                                 "  containers: [{name: c, image: nginx}]\n");
+  ASSERT_EQ(no_mount.exit_code, 0) << no_mount.err;
+  EXPECT_EQ(server.Kubectl({"get", "pod", "quiet", "-o", "jsonpath={.spec.volumes}"}).out, "");
+
+  auto sc = server.Kubectl({"apply", "-f", "-"},
+                           "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: standard\n  annotations:\n"
+                           "    storageclass.kubernetes.io/is-default-class: \"true\"\nprovisioner: example.com/none\n");
+  ASSERT_EQ(sc.exit_code, 0) << sc.err;
+  auto pvc = server.Kubectl({"create", "-f", "-"},
+                            "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec:\n  accessModes: "
+                            "[ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n");
+  ASSERT_EQ(pvc.exit_code, 0) << pvc.err;
+  EXPECT_EQ(server.Kubectl({"get", "pvc", "data", "-o", "jsonpath={.spec.storageClassName}"}).out, "standard");
+}
+
 // The audit webhook backend (kept here for the test HTTPS server): batches reach the webhook as
 // EventLists, and a webhook that answers 500 never fails a request.
 TEST(AuditWebhookE2eTest, EventsArePostedInBatches) {
