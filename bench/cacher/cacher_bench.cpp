@@ -418,6 +418,7 @@ int ListOnce(const std::string& binary, const std::string& dir, bool watch_cache
     Tls t;
     t.Open(ctx, s.port);
     std::vector<double> lat;
+    double cpu0 = ProcCpuSeconds(s.pid);
     for (long i = 0; i < iterations; ++i) {
       std::string body;
       auto t0 = Clock::now();
@@ -426,10 +427,11 @@ int ListOnce(const std::string& binary, const std::string& dir, bool watch_cache
       if (st != 200) std::fprintf(stderr, "list: %d\n", st);
       resp_bytes = body.size();
     }
+    double cpu_ms = (ProcCpuSeconds(s.pid) - cpu0) * 1000 / static_cast<double>(iterations);
     t.Close();
-    std::printf("LIST %ld %s: p50 %.1f ms p99 %.1f ms (response %.1f MiB)\n", objects,
-                *q ? "resourceVersion=0" : "consistent", Pct(lat, 0.5), Pct(lat, 0.99),
-                static_cast<double>(resp_bytes) / (1 << 20));
+    std::printf("LIST %ld %s: p50 %.1f ms p99 %.1f ms, server CPU %.1f ms per LIST (response %.1f MiB; load %.1f)\n",
+                objects, *q ? "resourceVersion=0" : "consistent", Pct(lat, 0.5), Pct(lat, 0.99), cpu_ms,
+                static_cast<double>(resp_bytes) / (1 << 20), LoadAverage());
   }
   long base_rss = ProcKb(s.pid, "VmRSS:");
   long base_anon = ProcKb(s.pid, "RssAnon:");
