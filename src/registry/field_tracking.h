@@ -13,8 +13,13 @@
 
 namespace capstan::registry {
 
-// Updates obj's managedFields for a write of it over `live` (null: a create).
+// Updates obj's managedFields for a write of it over `live` (null: a create). `requested`: the
+// managedFields the write carried before the strategy prepared it (a status strategy that copies the
+// stored metadata must not undo them), as RequestedManagedFields returned; null: obj's own.
 void TrackManagedFields(const StoreConfig& c, const Context& ctx, const Object* live, Object& obj,
-                        const std::string& now);
+                        const std::string& now, const boost::json::value* requested = nullptr);
+
+// The managedFields an object carries (null when none), to hand to TrackManagedFields.
+boost::json::value RequestedManagedFields(const Object& obj);
 
 }  // namespace capstan::registry

@@ -106,8 +106,9 @@ Task<StatusOr<UpdateOutcome>> Store::Update(const Context& ctx, const std::strin
       co_return am::NewOptimisticLockConflict(c_.info.GroupResource(), name);
     }
     CO_RETURN_IF_ERROR(co_await AdmitMutating(ctx, "UPDATE", *obj, existing, name));
+    boost::json::value requested_fields = RequestedManagedFields(*obj);
     CO_RETURN_IF_ERROR(BeforeUpdate(ctx, *obj, *existing));
-    TrackManagedFields(c_, ctx, existing, *obj, Now());
+    TrackManagedFields(c_, ctx, existing, *obj, Now(), &requested_fields);
     CO_RETURN_IF_ERROR(co_await AdmitValidating(ctx, "UPDATE", *obj, existing, name));
     co_return storage::UpdateResult{std::move(*obj), s.TTLSeconds(*obj)};
   };

@@ -222,5 +222,85 @@ TEST_F(ApplyTest, RawApplyErrorsAndStatusSubresource) {
   EXPECT_EQ(json::serialize(e.at("fieldsV1")), R"({"f:status":{"f:observedGeneration":{},"f:replicas":{}}})");
 }
 
+
+const char* kWidgetCrd = R"(apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.ssa.example.com
+spec:
+  group: ssa.example.com
+  scope: Namespaced
+  names:
+    plural: widgets
+    singular: widget
+    kind: Widget
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size:
+                type: integer
+              ports:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [name]
+                items:
+                  type: object
+                  required: [name]
+                  properties:
+                    name:
+                      type: string
+                    port:
+                      type: integer
+          status:
+            type: object
+            properties:
+              phase:
+                type: string
+)";
+
+TEST_F(ApplyTest, CustomResourceListMapAndStatus) {
+  auto crd = K({"apply", "--server-side", "-f", "-"}, kWidgetCrd);
+  ASSERT_EQ(crd.exit_code, 0) << crd.err;
+  auto wait = K({"wait", "--for=condition=Established", "--timeout=20s", "crd/widgets.ssa.example.com"});
+  ASSERT_EQ(wait.exit_code, 0) << wait.err;
+  std::string a = "apiVersion: ssa.example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 1\n  ports:\n  - name: http\n    port: 80\n";
+  auto r = K({"apply", "--server-side", "-f", "-"}, a);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "widget.ssa.example.com/w serverside-applied\n");
+  std::string b = "apiVersion: ssa.example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  ports:\n  - name: metrics\n    port: 9090\n";
+  r = K({"apply", "--server-side", "--field-manager=other", "-f", "-"}, b);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto obj = GetJson("widget/w");
+  EXPECT_EQ(json::serialize(obj.at("spec").at("ports")), R"([{"name":"http","port":80},{"name":"metrics","port":9090}])");
+  EXPECT_EQ(json::serialize(Entry(obj, "other", "Apply").at("fieldsV1")),
+            R"({"f:spec":{"f:ports":{"k:{\"name\":\"metrics\"}":{".":{},"f:name":{},"f:port":{}}}}})");
+  // A conflicting change of a field of the first manager.
+  std::string c = "apiVersion: ssa.example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 3\n";
+  r = K({"apply", "--server-side", "--field-manager=other", "-f", "-"}, c);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("conflict with \"kubectl\": .spec.size"), std::string::npos) << r.err;
+
+  auto status = Raw("PATCH", "/apis/ssa.example.com/v1/namespaces/default/widgets/w/status?fieldManager=ctl",
+                    R"({"apiVersion":"ssa.example.com/v1","kind":"Widget","metadata":{"name":"w"},"status":{"phase":"Ready"}})",
+                    "application/apply-patch+yaml");
+  ASSERT_EQ(HttpStatusOf(status), 200) << status;
+  obj = GetJson("widget/w");
+  EXPECT_EQ(obj.at("status").at("phase"), "Ready");
+  auto e = Entry(obj, "ctl", "Apply");
+  ASSERT_FALSE(e.empty()) << json::serialize(obj.at("metadata"));
+  EXPECT_EQ(e.at("subresource"), "status");
+  EXPECT_EQ(json::serialize(e.at("fieldsV1")), R"({"f:status":{"f:phase":{}}})");
+}
+
 }  // namespace
 }  // namespace capstan::e2e
