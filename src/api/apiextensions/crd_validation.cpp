@@ -64,6 +64,51 @@ void CheckTypes(ErrorList& errs, const json::value& s, const FieldPath& p, int d
       errs.push_back(NotSupportedError(p.Child("type"), type, kSchemaTypes));
     }
   }
+  // x-kubernetes-list-type and -list-map-keys (kube's ValidateCustomResourceDefinitionOpenAPISchema).
+  const auto* lt = o.if_contains("x-kubernetes-list-type");
+  const auto* keys = Arr(&o, "x-kubernetes-list-map-keys");
+  std::string type = o.contains("type") && o.at("type").is_string() ? std::string(o.at("type").get_string()) : "";
+  if (lt && lt->is_string()) {
+    std::string list_type(lt->get_string());
+    if (type.empty()) {
+      errs.push_back(RequiredError(p.Child("type"), "must be array if x-kubernetes-list-type is specified"));
+    } else if (type != "array") {
+      errs.push_back(InvalidError(p.Child("type"), type, "must be array if x-kubernetes-list-type is specified"));
+    }
+    if (list_type != "atomic" && list_type != "set" && list_type != "map") {
+      errs.push_back(NotSupportedError(p.Child("x-kubernetes-list-type"), list_type, {"atomic", "set", "map"}));
+    }
+    if (keys && !keys->empty() && list_type != "map") {
+      errs.push_back(InvalidError(p.Child("x-kubernetes-list-type"), list_type, "must be map if x-kubernetes-list-map-keys is non-empty"));
+    }
+    if (list_type == "map") {
+      const json::object* items = Obj(&o, "items");
+      if (!keys || keys->empty()) {
+        errs.push_back(RequiredError(p.Child("x-kubernetes-list-map-keys"), "must not be empty if x-kubernetes-list-type is map"));
+      }
+      if (!items) {
+        errs.push_back(RequiredError(p.Child("items"), "must have a schema if x-kubernetes-list-type is map"));
+      } else {
+        std::string item_type = items->contains("type") && items->at("type").is_string() ? std::string(items->at("type").get_string()) : "";
+        if (item_type != "object") {
+          errs.push_back(InvalidError(p.Child("items").Child("type"), item_type, "must be object if parent array's x-kubernetes-list-type is map"));
+        } else if (keys) {
+          const json::object* item_props = Obj(items, "properties");
+          std::set<std::string> seen_keys;
+          bool bad_name = false, dup = false;
+          for (const auto& k : *keys) {
+            std::string key = k.is_string() ? std::string(k.get_string()) : "";
+            if (!item_props || !item_props->contains(key)) bad_name = true;
+            if (!seen_keys.insert(key).second) dup = true;
+          }
+          if (bad_name) errs.push_back(InvalidError(p.Child("x-kubernetes-list-map-keys"), json::value(*keys), "entries must all be names of item properties"));
+          if (dup) errs.push_back(InvalidError(p.Child("x-kubernetes-list-map-keys"), json::value(*keys), "must not contain duplicate entries"));
+        }
+      }
+    }
+  } else if (keys && !keys->empty()) {
+    errs.push_back(RequiredError(p.Child("x-kubernetes-list-type"), "must be map if x-kubernetes-list-map-keys is non-empty"));
+  }
   if (const auto* props = Obj(&o, "properties")) {
     for (const auto& [k, v] : *props) CheckTypes(errs, v, p.Child("properties").Key(k), depth + 1);
   }

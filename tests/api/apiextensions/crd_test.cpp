@@ -137,6 +137,17 @@ TEST_F(CrdTest, ValidationMessages) {
             std::string::npos)
       << r.status().message();
 
+  Object lists = Parse(kCronTab);
+  auto& list_props = lists["spec"].as_object()["versions"].as_array()[0].as_object()["schema"].as_object()
+                         ["openAPIV3Schema"].as_object()["properties"].as_object()["spec"].as_object()["properties"].as_object();
+  list_props["ports"] = Parse(R"({"type":"array","x-kubernetes-list-type":"map","items":{"type":"object","properties":{"name":{"type":"string"}}}})");
+  r = env_.Create("customresourcedefinitions", lists);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "CustomResourceDefinition.apiextensions.k8s.io \"crontabs.stable.example.com\" is invalid: "
+            "spec.validation.openAPIV3Schema.properties[spec].properties[ports].x-kubernetes-list-map-keys: Required value: "
+            "must not be empty if x-kubernetes-list-type is map");
+
   Object scope = Parse(kCronTab);
   scope["spec"].as_object()["scope"] = "Galaxy";
   scope["spec"].as_object()["group"] = "nodot";
