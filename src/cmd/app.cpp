@@ -12,6 +12,9 @@
 #include "api/apiextensions/crd_controller.h"
 #include "api/apiextensions/crd_resource.h"
 #include "api/apps/apps.h"
+#include "api/authorization/authorization.h"
+#include "api/rbac/rbac.h"
+#include "auth/authz/setup/authorization_setup.h"
 #include "api/autoscaling/autoscaling.h"
 #include "api/batch/batch.h"
 #include "api/catalog.h"
@@ -55,7 +58,7 @@ struct App::State {
   std::unique_ptr<server::RequestMetrics> request_metrics;
   server::RequestWaitGroup wait_group;
   std::unique_ptr<AuthenticationSetup> authentication;
-  std::unique_ptr<authz::Authorizer> authorizer;
+  std::unique_ptr<authz::AuthorizationSetup> authorization;  // --authorization-mode
   server::HealthChecks health;
   server::Router router;
   std::unique_ptr<server::HttpServer> http;
@@ -106,17 +109,13 @@ std::string ServerUrl(const std::string& bind_address, int port) {
   return "https://" + host + ":" + std::to_string(port);
 }
 
-std::unique_ptr<authz::Authorizer> BuildAuthorizer(const std::vector<std::string>& modes) {
-  std::vector<std::unique_ptr<authz::Authorizer>> members;
-  members.push_back(std::make_unique<authz::PrivilegedGroupAuthorizer>());
-  if (modes.empty()) {
-    members.push_back(std::make_unique<authz::AuthenticatedOnly>());
-  }
-  for (const auto& m : modes) {
-    if (m == "AlwaysAllow") members.push_back(std::make_unique<authz::AlwaysAllow>());
-    if (m == "AlwaysDeny") members.push_back(std::make_unique<authz::AlwaysDeny>());
-  }
-  return std::make_unique<authz::UnionAuthorizer>(std::move(members));
+// The authorizer union of --authorization-mode (default Node,RBAC, as kubeadm runs kube-apiserver).
+StatusOr<std::unique_ptr<authz::AuthorizationSetup>> BuildAuthorizer(const Options& o,
+                                                                     const endpoints::ApiRegistry& apis) {
+  authz::AuthorizationOptions ao;
+  if (!o.authorization_modes.empty()) ao.modes = o.authorization_modes;
+  ao.policy_file = o.authorization_policy_file;
+  return authz::AuthorizationSetup::Create(std::move(ao), apis);
 }
 
 Status LoadSchemas(apimachinery::SchemaRegistry& reg) {
@@ -181,7 +180,9 @@ Status App::Start() {
       o, *pki, s.apis, [&s] { return ServerUrl(s.opts.bind_address, s.http ? s.http->port() : 0); });
   if (!authentication.ok()) return authentication.status();
   s.authentication = std::move(*authentication);
-  s.authorizer = BuildAuthorizer(o.authorization_modes);
+  auto authorization = BuildAuthorizer(o, s.apis);
+  if (!authorization.ok()) return authorization.status();
+  s.authorization = std::move(*authorization);
 
   // Storage: the embedded store in the data dir, or etcd with --etcd-servers (cmd/storage_setup.h).
   auto storage_setup = StorageSetup::Open(o, s.metrics);
@@ -264,8 +265,13 @@ Status App::Start() {
   endpoints::InstallResources(s.apis, s.authentication->ServiceAccountTokenApi(deps));
   s.crd_signal = std::make_shared<api::apiextensions::CrdChangeSignal>();
   endpoints::InstallResources(s.apis, api::apiextensions::Install(deps, s.crd_signal));
+  endpoints::InstallResources(s.apis, api::rbac::Install(deps, s.authorization->RbacOptions()));
+  endpoints::InstallResources(s.apis, api::authorization::Install(deps, s.authorization->ReviewOptions()));
   s.storage->RegisterResources(s.apis);
   RETURN_IF_ERROR(EnsureSystemNamespaces(s.apis));
+  // The bootstrap RBAC policy (kube's rbac/bootstrap-roles hook) and the authorizers' informers.
+  RETURN_IF_ERROR(s.authorization->Start());
+  RETURN_IF_ERROR(BootstrapCatalogObjects(s.apis));  // after every group is installed
   {
     // Custom resources: cached like the built-ins, their JSON written with sorted keys as kube's
     // unstructured encoder does.
@@ -282,7 +288,6 @@ Status App::Start() {
     s.crd_controller = std::make_unique<api::apiextensions::CrdController>(s.apis, s.crd_signal, std::move(co));
     s.crd_controller->Start();
   }
-  RETURN_IF_ERROR(BootstrapCatalogObjects(s.apis));  // after every group is installed
   endpoints::HandlerLimits limits;
   limits.max_body_bytes = static_cast<size_t>(o.max_request_body_bytes);
   limits.min_request_timeout_seconds = o.min_request_timeout;
@@ -322,7 +327,7 @@ Status App::Start() {
 
   server::ChainConfig chain;
   chain.authenticator = &s.authentication->authenticator();
-  chain.authorizer = s.authorizer.get();
+  chain.authorizer = &s.authorization->authorizer();
   chain.metrics = s.request_metrics.get();
   chain.wait_group = &s.wait_group;
   chain.request_timeout = o.request_timeout;
@@ -401,6 +406,7 @@ void App::Shutdown() {
   s.shutting_down = true;
   if (s.kubernetes_service) s.kubernetes_service->Stop();  // this server leaves the kubernetes Endpoints
   if (s.controllers) s.controllers->Stop();
+  if (s.authorization) s.authorization->Stop();
   if (s.crd_controller) s.crd_controller->Stop();
   if (s.opts.shutdown_delay.count() > 0) {
     std::this_thread::sleep_for(s.opts.shutdown_delay);

@@ -142,7 +142,7 @@ const std::map<std::string, Setter>& Setters() {
       {"authorization-mode",
        [](Options& o, const std::string& v) {
          static const std::set<std::string> kModes = {"AlwaysAllow", "AlwaysDeny", "ABAC", "Webhook", "RBAC", "Node"};
-         static const std::set<std::string> kImplemented = {"AlwaysAllow", "AlwaysDeny"};
+         static const std::set<std::string> kImplemented = {"AlwaysAllow", "AlwaysDeny", "ABAC", "RBAC", "Node"};
          o.authorization_modes.clear();
          for (auto& m : SplitList(v)) {
            if (!kModes.count(m)) {
@@ -157,6 +157,8 @@ const std::map<std::string, Setter>& Setters() {
          }
          return Status();
        }},
+      {"authorization-policy-file",
+       [](Options& o, const std::string& v) { o.authorization_policy_file = v; return Status(); }},
       {"service-cluster-ip-range",
        [](Options& o, const std::string& v) { o.service_cluster_ip_range = v; return Status(); }},
       {"advertise-address", [](Options& o, const std::string& v) { o.advertise_address = v; return Status(); }},

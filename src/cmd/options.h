@@ -43,7 +43,8 @@ struct Options {
   // Authentication and authorization.
   std::string client_ca_file;
   bool anonymous_auth = true;
-  std::vector<std::string> authorization_modes;  // empty: Capstan's default
+  std::vector<std::string> authorization_modes;  // empty: Capstan's default, Node,RBAC
+  std::string authorization_policy_file;        // --authorization-policy-file (ABAC)
   authn::AuthenticationConfig authentication;     // the other authentication flags (cmd/authn_flags.cpp)
 
   // Admission.

@@ -1,5 +1,7 @@
 #include "controllers/controller_manager.h"
 
+#include "controllers/clusterroleaggregation/aggregation_controller.h"
+
 #include "controllers/bootstrap/token_cleaner.h"
 #include "controllers/rootcacert/publisher.h"
 #include "controllers/serviceaccount/serviceaccounts_controller.h"
@@ -50,6 +52,8 @@ std::vector<std::unique_ptr<Controller>> ControllerManager::MakeControllers() co
       out.push_back(std::make_unique<RootCAPublisher>(std::move(ro)));
     } else if (name == kTokenCleanerController) {
       out.push_back(std::make_unique<TokenCleaner>());
+    } else if (name == kClusterRoleAggregationController) {
+      out.push_back(std::make_unique<ClusterRoleAggregationController>());
     }
   }
   return out;

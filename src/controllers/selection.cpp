@@ -126,7 +126,7 @@ std::vector<std::string> DefaultControllerSelection() { return {"*", std::string
 const std::vector<std::string_view>& ImplementedControllers() {
   static const std::vector<std::string_view> kImplemented = {
       kNamespaceController, kGarbageCollectorController, kServiceAccountController,
-      kRootCACertificatePublisherController, kTokenCleanerController};
+      kRootCACertificatePublisherController, kTokenCleanerController, "clusterrole-aggregation-controller"};
   return kImplemented;
 }
 

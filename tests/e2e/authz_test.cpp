@@ -1,0 +1,257 @@
+// End-to-end authorization with the real kubectl (issue 10): the default Node,RBAC modes, the
+// bootstrap policy (anonymous reaches only the public-info endpoints), a user from a client
+// certificate signed by the cluster CA that is forbidden with kube's wording and then allowed after
+// `kubectl create rolebinding`, escalation refused, `kubectl auth can-i` (1.31 JSON, 1.33 protobuf)
+// with --list and --as, ClusterRole aggregation into view, and --authorization-mode=AlwaysAllow.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <thread>
+
+#include "e2e_util.h"
+
+namespace capstan::e2e {
+namespace {
+
+std::string ReadFile(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool Eventually(const std::function<bool()>& cond, std::chrono::seconds timeout = std::chrono::seconds(30)) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (cond()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return cond();
+}
+
+// The value of `key: value` on the first line of a kubeconfig that has it.
+std::string KubeconfigField(const std::string& text, const std::string& key) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto pos = line.find(key + ": ");
+    if (pos != std::string::npos) return line.substr(pos + key.size() + 2);
+  }
+  return "";
+}
+
+class AuthzE2E : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    server_ = new ServerProcess();
+    if (!server_->ok()) return;
+    dir_ = MakeTempDir("capstan-authz-user");
+    alice_ = MakeUser("alice", "devs");
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+  void SetUp() override { ASSERT_TRUE(server_->ok()) << server_->error(); }
+
+  // A client certificate for `user` in `group`, signed by the cluster CA, and a kubeconfig using it.
+  static std::string MakeUser(const std::string& user, const std::string& group) {
+    const std::string pki = server_->data_dir() + "/pki";
+    const std::string key = dir_ + "/" + user + ".key", csr = dir_ + "/" + user + ".csr", crt = dir_ + "/" + user + ".crt";
+    RunCommand({"openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", key});
+    RunCommand({"openssl", "req", "-new", "-key", key, "-subj", "/CN=" + user + "/O=" + group, "-out", csr});
+    RunCommand({"openssl", "x509", "-req", "-in", csr, "-CA", pki + "/ca.crt", "-CAkey", pki + "/ca.key",
+                "-CAcreateserial", "-days", "1", "-out", crt});
+    std::string admin = ReadFile(server_->kubeconfig());
+    std::string kc = dir_ + "/" + user + ".kubeconfig";
+    std::ofstream out(kc);
+    out << "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: "
+        << KubeconfigField(admin, "server") << "\n    certificate-authority-data: "
+        << KubeconfigField(admin, "certificate-authority-data") << "\nusers:\n- name: " << user
+        << "\n  user:\n    client-certificate: " << crt << "\n    client-key: " << key
+        << "\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: " << user << "\ncurrent-context: x\n";
+    return kc;
+  }
+  static CommandResult As(const std::string& kubeconfig, const std::vector<std::string>& args,
+                          const std::string& minor = "31", const std::string& input = "") {
+    std::vector<std::string> argv = {KubectlPath(minor), "--kubeconfig", kubeconfig};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return RunCommand(argv, input);
+  }
+  static CommandResult Admin(const std::vector<std::string>& args, const std::string& minor = "31") {
+    return server_->Kubectl(args, "", minor);
+  }
+
+  static ServerProcess* server_;
+  static std::string dir_;
+  static std::string alice_;
+};
+
+ServerProcess* AuthzE2E::server_ = nullptr;
+std::string AuthzE2E::dir_;
+std::string AuthzE2E::alice_;
+
+TEST_F(AuthzE2E, AnonymousReachesOnlyPublicInfo) {
+  auto health = RawHttps(server_->port(), {"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"});
+  EXPECT_EQ(HttpStatusOf(health.response), 200) << health.response;
+  auto version = RawHttps(server_->port(), {"GET /version HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"});
+  EXPECT_EQ(HttpStatusOf(version.response), 200);
+  auto pods = RawHttps(server_->port(), {"GET /api/v1/namespaces/default/pods HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"});
+  EXPECT_EQ(HttpStatusOf(pods.response), 403);
+  EXPECT_NE(pods.response.find(R"(pods is forbidden: User \"system:anonymous\" cannot list resource \"pods\" in API group \"\" in the namespace \"default\")"),
+            std::string::npos)
+      << pods.response;
+}
+
+TEST_F(AuthzE2E, BootstrapPolicyIsPresent) {
+  auto r = Admin({"get", "clusterroles", "cluster-admin", "admin", "edit", "view", "system:discovery",
+                  "system:public-info-viewer", "system:node", "-o", "name"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto b = Admin({"get", "clusterrolebindings", "cluster-admin", "system:public-info-viewer", "system:basic-user"});
+  EXPECT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_NE(b.out.find("ClusterRole/cluster-admin"), std::string::npos) << b.out;
+}
+
+TEST_F(AuthzE2E, ForbiddenThenAllowedAfterRoleBinding) {
+  auto denied = As(alice_, {"get", "configmaps", "-n", "default"});
+  EXPECT_NE(denied.exit_code, 0);
+  EXPECT_NE(denied.err.find("Error from server (Forbidden): configmaps is forbidden: User \"alice\" cannot list "
+                            "resource \"configmaps\" in API group \"\" in the namespace \"default\""),
+            std::string::npos)
+      << denied.err;
+  ASSERT_EQ(Admin({"create", "clusterrole", "cm-reader", "--verb=get,list,watch", "--resource=configmaps"}).exit_code, 0);
+  auto rb = Admin({"create", "rolebinding", "alice-cm", "--clusterrole=cm-reader", "--user=alice", "-n", "default"});
+  ASSERT_EQ(rb.exit_code, 0) << rb.err;
+  EXPECT_TRUE(Eventually([&] { return As(alice_, {"get", "configmaps", "-n", "default"}).exit_code == 0; }));
+  // Only in that namespace.
+  auto other = As(alice_, {"get", "configmaps", "-n", "kube-system"});
+  EXPECT_NE(other.exit_code, 0);
+  EXPECT_NE(other.err.find("in the namespace \"kube-system\""), std::string::npos) << other.err;
+  auto wide = Admin({"get", "rolebinding", "alice-cm", "-n", "default", "-o", "wide"});
+  EXPECT_NE(wide.out.find("ClusterRole/cm-reader"), std::string::npos) << wide.out;
+  EXPECT_NE(wide.out.find("alice"), std::string::npos) << wide.out;
+}
+
+TEST_F(AuthzE2E, EscalationIsRefused) {
+  ASSERT_EQ(Admin({"create", "role", "rbac-editor", "--verb=create,get,list,update", "--resource=roles,rolebindings",
+                   "-n", "default"})
+                .exit_code,
+            0);
+  ASSERT_EQ(Admin({"create", "rolebinding", "alice-rbac", "--role=rbac-editor", "--user=alice", "-n", "default"}).exit_code,
+            0);
+  ASSERT_TRUE(Eventually([&] { return As(alice_, {"get", "roles", "-n", "default"}).exit_code == 0; }));
+  auto esc = As(alice_, {"create", "role", "secret-reader", "--verb=get", "--resource=secrets", "-n", "default"});
+  EXPECT_NE(esc.exit_code, 0);
+  EXPECT_NE(esc.err.find("roles.rbac.authorization.k8s.io \"secret-reader\" is forbidden: user \"alice\" "
+                         "(groups=[\"devs\" \"system:authenticated\"]) is attempting to grant RBAC permissions not "
+                         "currently held:"),
+            std::string::npos)
+      << esc.err;
+  auto bind = As(alice_, {"create", "rolebinding", "alice-admin", "--clusterrole=cluster-admin", "--user=alice", "-n",
+                          "default"});
+  EXPECT_NE(bind.exit_code, 0);
+  EXPECT_NE(bind.err.find("is attempting to grant RBAC permissions not currently held"), std::string::npos) << bind.err;
+  // Within what she holds (rbac-editor's own rules) it is fine.
+  auto ok = As(alice_, {"create", "role", "roles-reader", "--verb=get", "--resource=roles", "-n", "default"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
+TEST_F(AuthzE2E, CanIWithJsonAndProtobufClients) {
+  for (const char* minor : {"31", "33"}) {
+    auto yes = Admin({"auth", "can-i", "delete", "nodes"}, minor);
+    EXPECT_EQ(yes.exit_code, 0) << minor << yes.err;
+    EXPECT_EQ(yes.out, "yes\n");
+    auto as_bob = Admin({"auth", "can-i", "create", "pods", "--as=bob", "-n", "default"}, minor);
+    EXPECT_EQ(as_bob.exit_code, 1) << minor << as_bob.err;
+    EXPECT_EQ(as_bob.out, "no\n");
+    auto self = As(alice_, {"auth", "can-i", "create", "selfsubjectaccessreviews.authorization.k8s.io"}, minor);
+    EXPECT_EQ(self.out, "yes\n") << minor << self.err;
+    auto list = As(alice_, {"auth", "can-i", "--list", "-n", "default"}, minor);
+    EXPECT_EQ(list.exit_code, 0) << minor << list.err;
+    EXPECT_NE(list.out.find("selfsubjectaccessreviews.authorization.k8s.io"), std::string::npos) << list.out;
+    EXPECT_NE(list.out.find("/healthz"), std::string::npos) << list.out;
+  }
+  EXPECT_TRUE(Eventually([&] { return As(alice_, {"auth", "can-i", "list", "configmaps", "-n", "default"}).out == "yes\n"; }));
+  auto list = As(alice_, {"auth", "can-i", "--list", "-n", "default"}, "33");
+  EXPECT_NE(list.out.find("configmaps"), std::string::npos) << list.out;
+}
+
+TEST_F(AuthzE2E, AggregatedViewGainsLabelledRoles) {
+  // view is the union of system:aggregate-to-view and any role labelled aggregate-to-view.
+  EXPECT_TRUE(Eventually([&] {
+    auto r = Admin({"get", "clusterrole", "view", "-o", "jsonpath={.rules[*].resources}"});
+    return r.out.find("pods") != std::string::npos;
+  }));
+  std::string manifest = R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole",
+    "metadata":{"name":"widgets-view","labels":{"rbac.authorization.k8s.io/aggregate-to-view":"true"}},
+    "rules":[{"apiGroups":["example.com"],"resources":["widgets"],"verbs":["get"]}]})";
+  ASSERT_EQ(server_->Kubectl({"create", "-f", "-"}, manifest, "31").exit_code, 0);
+  EXPECT_TRUE(Eventually([&] {
+    auto r = Admin({"get", "clusterrole", "view", "-o", "jsonpath={.rules[*].resources}"});
+    return r.out.find("widgets") != std::string::npos;
+  }));
+  // edit and admin aggregate view in turn.
+  EXPECT_TRUE(Eventually([&] {
+    auto r = Admin({"get", "clusterrole", "admin", "-o", "jsonpath={.rules[*].resources}"});
+    return r.out.find("widgets") != std::string::npos;
+  }));
+  ASSERT_EQ(Admin({"create", "rolebinding", "alice-view", "--clusterrole=view", "--user=alice", "-n", "kube-public"})
+                .exit_code,
+            0);
+  EXPECT_TRUE(Eventually([&] { return As(alice_, {"get", "pods", "-n", "kube-public"}).exit_code == 0; }));
+}
+
+TEST(AuthzModesE2E, AlwaysAllowAndAlwaysDeny) {
+  ServerProcess allow({"--authorization-mode=AlwaysAllow"});
+  ASSERT_TRUE(allow.ok()) << allow.error();
+  auto pods = RawHttps(allow.port(), {"GET /api/v1/namespaces/default/pods HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"});
+  EXPECT_EQ(HttpStatusOf(pods.response), 200) << pods.response;
+  allow.Stop();
+  // AlwaysDeny has no opinion (as kube's), so RBAC after it still answers the readiness probe.
+  ServerProcess deny({"--authorization-mode=AlwaysDeny,RBAC"});
+  ASSERT_TRUE(deny.ok()) << deny.error();
+  auto r = RawHttps(deny.port(), {"GET /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"});
+  auto ready = RawHttps(deny.port(), {"GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"});
+  EXPECT_EQ(HttpStatusOf(ready.response), 200);
+  EXPECT_EQ(HttpStatusOf(r.response), 403);
+  EXPECT_NE(r.response.find("Everything is forbidden."), std::string::npos) << r.response;
+  // The admin (system:masters) is allowed whatever the mode.
+  EXPECT_EQ(deny.Kubectl({"get", "ns"}).exit_code, 0);
+}
+
+TEST(AuthzModesE2E, AbacPolicyFile) {
+  std::string dir = MakeTempDir("capstan-authz-abac");
+  {
+    std::ofstream f(dir + "/policy.jsonl");
+    f << "# anonymous may read configmaps in default\n"
+      << R"({"apiVersion": "abac.authorization.kubernetes.io/v1beta1", "kind": "Policy", "spec": {"user": "system:anonymous", "namespace": "default", "resource": "configmaps", "apiGroup": "", "readonly": true}})"
+      << "\n";
+  }
+  ServerProcess abac({"--authorization-mode=ABAC,RBAC", "--authorization-policy-file=" + dir + "/policy.jsonl"});
+  ASSERT_TRUE(abac.ok()) << abac.error();
+  auto cms = RawHttps(abac.port(), {"GET /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"});
+  EXPECT_EQ(HttpStatusOf(cms.response), 200) << cms.response;
+  auto other = RawHttps(abac.port(), {"GET /api/v1/namespaces/kube-system/configmaps HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"});
+  EXPECT_EQ(HttpStatusOf(other.response), 403);
+  EXPECT_NE(other.response.find("No policy matched."), std::string::npos) << other.response;
+  abac.Stop();
+
+  // A malformed line stops the server at start with the file and line.
+  {
+    std::ofstream f(dir + "/bad.jsonl");
+    f << "\n{\"user\": \"a\"}\n{oops\n";
+  }
+  const char* bin = std::getenv("CAPSTAN_BINARY");
+  auto r = RunCommand({bin ? bin : "build/capstan", "--data-dir", dir + "/data", "--secure-port", "0",
+                       "--authorization-mode=ABAC", "--authorization-policy-file=" + dir + "/bad.jsonl"},
+                      "", std::chrono::seconds(60));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE((r.out + r.err).find("error reading policy file " + dir + "/bad.jsonl, line 3: {oops"), std::string::npos)
+      << r.err;
+}
+
+}  // namespace
+}  // namespace capstan::e2e
