@@ -5,6 +5,8 @@
 
 #include "admission/default_storage_class.h"
 #include "admission/default_toleration_seconds.h"
+#include "admission/limit_ranger.h"
+#include "admission/priority.h"
 #include "admission/service_account.h"
 #include "admission/webhook_plugins.h"
 #include "util/strings.h"
@@ -63,6 +65,10 @@ StatusOr<ChainBuild> BuildChain(const std::vector<std::string>& enable, const st
     if (!on.count(name)) continue;
     if (name == "NamespaceLifecycle") {
       plugins.push_back(std::make_unique<NamespaceLifecycle>(deps.namespace_lookup));
+    } else if (name == "LimitRanger" && deps.list) {
+      plugins.push_back(std::make_unique<LimitRanger>(deps.list));
+    } else if (name == "Priority" && deps.get && deps.list) {
+      plugins.push_back(std::make_unique<PriorityPlugin>(deps.get, deps.list));
     } else if (name == "DefaultTolerationSeconds") {
       plugins.push_back(std::make_unique<DefaultTolerationSeconds>());
     } else if (name == "ServiceAccount" && deps.get) {

@@ -5,6 +5,8 @@
 #include "admission/builtin_plugins.h"
 #include "admission/default_storage_class.h"
 #include "admission/default_toleration_seconds.h"
+#include "admission/limit_ranger.h"
+#include "admission/priority.h"
 #include "admission/service_account.h"
 
 namespace capstan::admission {
@@ -134,6 +136,78 @@ TEST(DefaultStorageClassTest, NewestDefaultClassIsSet) {
   EXPECT_FALSE(g.obj["spec"].as_object().contains("storageClassName"));
 }
 
+ObjectGetter Getter(std::map<std::string, std::string> by_name) {
+  return [by_name](const std::string&, const std::string&, const std::string& resource, const std::string&,
+                   const std::string& name) -> Task<StatusOr<registry::Object>> {
+    auto it = by_name.find(resource + "/" + name);
+    if (it == by_name.end()) co_return Status(404, "NotFound", resource + " \"" + name + "\" not found");
+    co_return json::parse(it->second).as_object();
+  };
+}
+
+ObjectLister Lister(std::map<std::string, std::vector<std::string>> by_resource) {
+  return [by_resource](const std::string&, const std::string&, const std::string& resource,
+                       const std::string&) -> Task<StatusOr<std::vector<registry::Object>>> {
+    std::vector<registry::Object> out;
+    if (auto it = by_resource.find(resource); it != by_resource.end()) {
+      for (const auto& o : it->second) out.push_back(json::parse(o).as_object());
+    }
+    co_return out;
+  };
+}
+
+TEST(PriorityPluginTest, ClassValueDefaultAndRefusals) {
+  auto get = Getter({{"priorityclasses/high", R"({"metadata":{"name":"high"},"value":1000,"preemptionPolicy":"Never"})"}});
+  PriorityPlugin none(get, Lister({}));
+  Fixture f("pods", R"({"metadata":{"name":"p"},"spec":{"containers":[]}})");
+  ASSERT_TRUE(SyncWait(none.Admit(f.a)).ok());
+  EXPECT_EQ(f.obj["spec"].as_object()["priority"].as_int64(), 0);
+  EXPECT_EQ(f.obj["spec"].as_object()["preemptionPolicy"].as_string(), "PreemptLowerPriority");
+  EXPECT_FALSE(f.obj["spec"].as_object().contains("priorityClassName"));
+
+  PriorityPlugin with_default(get, Lister({{"priorityclasses", {R"({"metadata":{"name":"a"},"value":5,"globalDefault":true})",
+                                                                 R"({"metadata":{"name":"b"},"value":3,"globalDefault":true})"}}}));
+  Fixture d("pods", R"({"spec":{}})");
+  ASSERT_TRUE(SyncWait(with_default.Admit(d.a)).ok());
+  EXPECT_EQ(d.obj["spec"].as_object()["priorityClassName"].as_string(), "b");
+  EXPECT_EQ(d.obj["spec"].as_object()["priority"].as_int64(), 3);
+
+  Fixture named("pods", R"({"spec":{"priorityClassName":"high"}})");
+  ASSERT_TRUE(SyncWait(none.Admit(named.a)).ok());
+  EXPECT_EQ(named.obj["spec"].as_object()["priority"].as_int64(), 1000);
+  EXPECT_EQ(named.obj["spec"].as_object()["preemptionPolicy"].as_string(), "Never");
+
+  Fixture missing("pods", R"({"metadata":{"name":"p"},"spec":{"priorityClassName":"nope"}})");
+  Status st = SyncWait(none.Admit(missing.a));
+  EXPECT_EQ(st.code(), 403);
+  EXPECT_EQ(st.message(), "pods \"p\" is forbidden: no PriorityClass with name nope was found");
+
+  Fixture wrong("pods", R"({"metadata":{"name":"p"},"spec":{"priorityClassName":"high","priority":7}})");
+  st = SyncWait(none.Admit(wrong.a));
+  EXPECT_EQ(st.message(), "pods \"p\" is forbidden: the integer value of priority (7) must not be provided in pod spec; "
+                          "priority admission controller computed 1000 from the given PriorityClass name");
+}
+
+TEST(LimitRangerTest, DefaultsAnnotationAndMaxMin) {
+  LimitRanger p(Lister({{"limitranges", {R"({"spec":{"limits":[{"type":"Container","default":{"cpu":"500m","memory":"128Mi"},
+      "defaultRequest":{"cpu":"100m"},"max":{"cpu":"1"},"min":{"cpu":"50m"}}]}})"}}}));
+  Fixture f("pods", R"({"metadata":{"name":"p"},"spec":{"containers":[{"name":"app","resources":{"limits":{"memory":"64Mi"}}}],
+      "initContainers":[{"name":"init"}]}})");
+  ASSERT_TRUE(SyncWait(p.Admit(f.a)).ok());
+  auto& c = f.obj["spec"].as_object()["containers"].as_array()[0].as_object();
+  EXPECT_EQ(json::serialize(c["resources"]), R"({"limits":{"memory":"64Mi","cpu":"500m"},"requests":{"cpu":"100m"}})");
+  EXPECT_EQ(f.obj["metadata"].as_object()["annotations"].as_object()["kubernetes.io/limit-ranger"].as_string(),
+            "LimitRanger plugin set: cpu request for container app; cpu limit for container app; cpu request for init "
+            "container init; cpu, memory limit for init container init");
+  EXPECT_TRUE(SyncWait(p.Validate(f.a)).ok());
+
+  Fixture big("pods", R"({"metadata":{"name":"big"},"spec":{"containers":[{"name":"app","resources":{"limits":{"cpu":"2"},"requests":{"cpu":"10m"}}}]}})");
+  Status st = SyncWait(p.Validate(big.a));
+  EXPECT_EQ(st.code(), 403);
+  EXPECT_EQ(st.message(), "pods \"big\" is forbidden: [minimum cpu usage per Container is 50m, but request is 10m, "
+                          "maximum cpu usage per Container is 1, but limit is 2]");
+}
+
 TEST(BuildChainTest, DefaultPluginsInKubesOrderAndUnknownNamesRefused) {
   PluginDeps deps;
   deps.get = Accounts({});
@@ -142,7 +216,8 @@ TEST(BuildChainTest, DefaultPluginsInKubesOrderAndUnknownNamesRefused) {
   ASSERT_TRUE(built.ok());
   std::vector<std::string> names;
   for (const auto& p : built->chain->plugins()) names.push_back(p->Name());
-  EXPECT_EQ(names, std::vector<std::string>({"NamespaceLifecycle", "ServiceAccount", "DefaultTolerationSeconds"}));
+  EXPECT_EQ(names, std::vector<std::string>({"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority",
+                                             "DefaultTolerationSeconds"}));
   auto bad = BuildChain({"NoSuchPlugin"}, {}, deps);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(), "enable-admission-plugins plugin \"NoSuchPlugin\" is unknown");

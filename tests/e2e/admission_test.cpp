@@ -145,8 +145,8 @@ TEST(AdmissionE2eTest, ValidatingAndMutatingWebhooks) {
             std::string::npos);
 }
 
-// The built-in mutating plugins kube enables by default, through kubectl.
-TEST(BuiltinAdmissionE2eTest, ServiceAccountTolerationsAndDefaultStorageClass) {
+// The built-in plugins kube enables by default that Capstan has, through kubectl.
+TEST(BuiltinAdmissionE2eTest, ServiceAccountTolerationsStorageClassPriorityAndLimits) {
   ServerProcess server;
   ASSERT_TRUE(server.ok()) << server.error();
   auto run = server.Kubectl({"run", "plain", "--image=nginx"});
@@ -188,6 +188,35 @@ TEST(BuiltinAdmissionE2eTest, ServiceAccountTolerationsAndDefaultStorageClass) {
                             "[ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n");
   ASSERT_EQ(pvc.exit_code, 0) << pvc.err;
   EXPECT_EQ(server.Kubectl({"get", "pvc", "data", "-o", "jsonpath={.spec.storageClassName}"}).out, "standard");
+
+  // Priority: the class's value; kube's system classes exist.
+  EXPECT_EQ(server.Kubectl({"get", "pod", "plain", "-o", "jsonpath={.spec.priority},{.spec.preemptionPolicy}"}).out,
+            "0,PreemptLowerPriority");
+  auto critical = server.Kubectl({"create", "-f", "-"},
+                                 "apiVersion: v1\nkind: Pod\nmetadata: {name: critical, namespace: kube-system}\nspec:\n"
+                                 "  priorityClassName: system-cluster-critical\n  containers: [{name: c, image: nginx}]\n");
+  ASSERT_EQ(critical.exit_code, 0) << critical.err;
+  EXPECT_EQ(server.Kubectl({"get", "pod", "critical", "-n", "kube-system", "-o", "jsonpath={.spec.priority}"}).out,
+            "2000000000");
+  auto unknown = server.Kubectl({"create", "-f", "-"},
+                                "apiVersion: v1\nkind: Pod\nmetadata: {name: unknown}\nspec:\n  priorityClassName: gold\n"
+                                "  containers: [{name: c, image: nginx}]\n");
+  EXPECT_NE(unknown.err.find("pods \"unknown\" is forbidden: no PriorityClass with name gold was found"), std::string::npos)
+      << unknown.err;
+
+  // LimitRanger: defaults from the namespace's LimitRange, and its max.
+  auto lr = server.Kubectl({"apply", "-f", "-"},
+                           "apiVersion: v1\nkind: LimitRange\nmetadata: {name: limits}\nspec:\n  limits:\n  - type: Container\n"
+                           "    default: {cpu: 500m}\n    defaultRequest: {cpu: 100m}\n    max: {cpu: \"1\"}\n");
+  ASSERT_EQ(lr.exit_code, 0) << lr.err;
+  ASSERT_EQ(server.Kubectl({"run", "limited", "--image=nginx"}).exit_code, 0);
+  EXPECT_EQ(server.Kubectl({"get", "pod", "limited", "-o",
+                            "jsonpath={.spec.containers[0].resources.limits.cpu},{.spec.containers[0].resources.requests.cpu}"})
+                .out,
+            "500m,100m");
+  auto too_big = server.Kubectl({"run", "greedy", "--image=nginx", "--overrides",
+                                 R"({"spec":{"containers":[{"name":"greedy","image":"nginx","resources":{"limits":{"cpu":"2"}}}]}})"});
+  EXPECT_NE(too_big.err.find("maximum cpu usage per Container is 1, but limit is 2"), std::string::npos) << too_big.err;
 }
 
 // The audit webhook backend (kept here for the test HTTPS server): batches reach the webhook as
