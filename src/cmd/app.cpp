@@ -115,6 +115,12 @@ StatusOr<std::unique_ptr<authz::AuthorizationSetup>> BuildAuthorizer(const Optio
   authz::AuthorizationOptions ao;
   if (!o.authorization_modes.empty()) ao.modes = o.authorization_modes;
   ao.policy_file = o.authorization_policy_file;
+  ao.webhook_config_file = o.authorization_webhook_config_file;
+  ao.webhook_version = o.authorization_webhook_version;
+  ao.webhook_authorized_ttl =
+      std::chrono::duration_cast<std::chrono::milliseconds>(o.authorization_webhook_cache_authorized_ttl);
+  ao.webhook_unauthorized_ttl =
+      std::chrono::duration_cast<std::chrono::milliseconds>(o.authorization_webhook_cache_unauthorized_ttl);
   return authz::AuthorizationSetup::Create(std::move(ao), apis);
 }
 

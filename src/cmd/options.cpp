@@ -142,7 +142,7 @@ const std::map<std::string, Setter>& Setters() {
       {"authorization-mode",
        [](Options& o, const std::string& v) {
          static const std::set<std::string> kModes = {"AlwaysAllow", "AlwaysDeny", "ABAC", "Webhook", "RBAC", "Node"};
-         static const std::set<std::string> kImplemented = {"AlwaysAllow", "AlwaysDeny", "ABAC", "RBAC", "Node"};
+         static const std::set<std::string> kImplemented = {"AlwaysAllow", "AlwaysDeny", "ABAC", "Webhook", "RBAC", "Node"};
          o.authorization_modes.clear();
          for (auto& m : SplitList(v)) {
            if (!kModes.count(m)) {
@@ -159,6 +159,14 @@ const std::map<std::string, Setter>& Setters() {
        }},
       {"authorization-policy-file",
        [](Options& o, const std::string& v) { o.authorization_policy_file = v; return Status(); }},
+      {"authorization-webhook-config-file",
+       [](Options& o, const std::string& v) { o.authorization_webhook_config_file = v; return Status(); }},
+      {"authorization-webhook-version",
+       [](Options& o, const std::string& v) { o.authorization_webhook_version = v; return Status(); }},
+      {"authorization-webhook-cache-authorized-ttl",
+       [](Options& o, const std::string& v) { return DurationSetter(o.authorization_webhook_cache_authorized_ttl, "authorization-webhook-cache-authorized-ttl", v); }},
+      {"authorization-webhook-cache-unauthorized-ttl",
+       [](Options& o, const std::string& v) { return DurationSetter(o.authorization_webhook_cache_unauthorized_ttl, "authorization-webhook-cache-unauthorized-ttl", v); }},
       {"service-cluster-ip-range",
        [](Options& o, const std::string& v) { o.service_cluster_ip_range = v; return Status(); }},
       {"advertise-address", [](Options& o, const std::string& v) { o.advertise_address = v; return Status(); }},

@@ -45,6 +45,10 @@ struct Options {
   bool anonymous_auth = true;
   std::vector<std::string> authorization_modes;  // empty: Capstan's default, Node,RBAC
   std::string authorization_policy_file;        // --authorization-policy-file (ABAC)
+  std::string authorization_webhook_config_file;  // --authorization-webhook-config-file
+  std::string authorization_webhook_version = "v1beta1";
+  std::chrono::nanoseconds authorization_webhook_cache_authorized_ttl = std::chrono::minutes(5);
+  std::chrono::nanoseconds authorization_webhook_cache_unauthorized_ttl = std::chrono::seconds(30);
   authn::AuthenticationConfig authentication;     // the other authentication flags (cmd/authn_flags.cpp)
 
   // Admission.

@@ -4,6 +4,9 @@
 
 #include "apimachinery/errors.h"
 #include "auth/authz/abac_authorizer.h"
+#include "auth/authz/setup/webhook_config.h"
+#include "auth/authz/webhook_authorizer.h"
+#include "server/http_client.h"
 #include "auth/authz/setup/bootstrap_reconcile.h"
 #include "auth/authz/setup/policy_informers.h"
 #include "util/log.h"
@@ -34,6 +37,25 @@ StatusOr<std::unique_ptr<AuthorizationSetup>> AuthorizationSetup::Create(Authori
       auto policies = AbacAuthorizer::Load(s->opts_.policy_file);
       if (!policies.ok()) return policies.status();
       members.push_back(std::make_unique<AbacAuthorizer>(std::move(*policies)));
+    } else if (m == "Webhook") {
+      if (s->opts_.webhook_config_file.empty()) {
+        return Status(400, "BadRequest", "authorization-mode Webhook's authorization config file not passed");
+      }
+      auto target = LoadWebhookKubeconfig(s->opts_.webhook_config_file);
+      if (!target.ok()) return target.status();
+      if (s->opts_.webhook_version != "v1" && s->opts_.webhook_version != "v1beta1") {
+        return Status(400, "BadRequest", "unsupported authorization webhook version " + GoQuote(s->opts_.webhook_version));
+      }
+      if (!s->http_) s->http_ = std::make_unique<server::HttpClientEngine>();
+      auto client = s->http_->NewClient(target->tls);
+      if (!client.ok()) return client.status();
+      WebhookAuthzConfig wc;
+      wc.server = target->server;
+      wc.bearer_token = target->bearer_token;
+      wc.version = s->opts_.webhook_version;
+      wc.authorized_ttl = s->opts_.webhook_authorized_ttl;
+      wc.unauthorized_ttl = s->opts_.webhook_unauthorized_ttl;
+      members.push_back(std::make_unique<WebhookAuthorizer>(std::move(wc), std::move(*client)));
     } else if (m == "Node") {
       auto n = std::make_unique<NodeAuthorizer>();
       s->node_ = n.get();

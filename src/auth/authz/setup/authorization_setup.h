@@ -10,6 +10,7 @@
 // thread.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "auth/authz/rbac_authorizer.h"
 #include "auth/authz/setup/policy_informers.h"
 #include "endpoints/api_registry.h"
+#include "server/http/http_client.h"
 
 namespace capstan::authz {
 
@@ -29,6 +31,10 @@ namespace capstan::authz {
 struct AuthorizationOptions {
   std::vector<std::string> modes = {"Node", "RBAC"};  // --authorization-mode
   std::string policy_file;                            // --authorization-policy-file (ABAC)
+  std::string webhook_config_file;                    // --authorization-webhook-config-file
+  std::string webhook_version = "v1beta1";            // --authorization-webhook-version
+  std::chrono::milliseconds webhook_authorized_ttl{5 * 60 * 1000};
+  std::chrono::milliseconds webhook_unauthorized_ttl{30 * 1000};
 };
 
 class AuthorizationSetup {
@@ -58,6 +64,7 @@ class AuthorizationSetup {
   RbacAuthorizer* rbac_ = nullptr;  // owned by union_
   NodeAuthorizer* node_ = nullptr;  // owned by union_
   std::unique_ptr<PolicyInformers> informers_;
+  std::unique_ptr<http::HttpClientFactory> http_;  // the Webhook mode's client engine
 };
 
 }  // namespace capstan::authz

@@ -1,0 +1,115 @@
+#include "auth/authz/webhook_authorizer.h"
+
+#include <boost/json.hpp>
+
+#include "util/strings.h"
+
+namespace capstan::authz {
+
+namespace json = boost::json;
+
+std::string WebhookAuthorizer::ReviewBody(const Attributes& a, const std::string& version) {
+  json::object spec;
+  if (a.resource_request) {
+    json::object ra;
+    if (!a.namespace_.empty()) ra["namespace"] = a.namespace_;
+    if (!a.verb.empty()) ra["verb"] = a.verb;
+    if (!a.api_group.empty()) ra["group"] = a.api_group;
+    if (!a.api_version.empty()) ra["version"] = a.api_version;
+    if (!a.resource.empty()) ra["resource"] = a.resource;
+    if (!a.subresource.empty()) ra["subresource"] = a.subresource;
+    if (!a.name.empty()) ra["name"] = a.name;
+    spec["resourceAttributes"] = std::move(ra);
+  } else {
+    json::object nra;
+    if (!a.path.empty()) nra["path"] = a.path;
+    if (!a.verb.empty()) nra["verb"] = a.verb;
+    spec["nonResourceAttributes"] = std::move(nra);
+  }
+  if (!a.user.name.empty()) spec["user"] = a.user.name;
+  if (!a.user.groups.empty()) {
+    json::array g;
+    for (const auto& x : a.user.groups) g.emplace_back(x);
+    spec[version == "v1beta1" ? "group" : "groups"] = std::move(g);
+  }
+  if (!a.user.uid.empty()) spec["uid"] = a.user.uid;
+  if (!a.user.extra.empty()) {
+    json::object extra;
+    for (const auto& [k, vals] : a.user.extra) {
+      json::array arr;
+      for (const auto& v : vals) arr.emplace_back(v);
+      extra[k] = std::move(arr);
+    }
+    spec["extra"] = std::move(extra);
+  }
+  json::object review;
+  review["apiVersion"] = "authorization.k8s.io/" + version;
+  review["kind"] = "SubjectAccessReview";
+  review["metadata"] = json::object{{"creationTimestamp", nullptr}};
+  review["spec"] = std::move(spec);
+  review["status"] = json::object{{"allowed", false}};
+  return json::serialize(review);
+}
+
+Task<Result> WebhookAuthorizer::Authorize(const Attributes& a) {
+  std::string body = ReviewBody(a, config_.version);
+  auto now = std::chrono::steady_clock::now();
+  {
+    std::lock_guard lock(mu_);
+    auto it = cache_.find(body);
+    if (it != cache_.end()) {
+      if (it->second.expires > now) co_return it->second.result;
+      cache_.erase(it);
+    }
+  }
+  std::string error;
+  // TODO: kube's exponential backoff between attempts needs an asynchronous timer here (a sleep
+  // would block an I/O thread); until then failed calls are retried at once, `attempts` times.
+  for (int attempt = 0; attempt < config_.attempts; ++attempt) {
+    http::ClientRequest req;
+    req.method = "POST";
+    req.url = config_.server;
+    req.headers.Set("Content-Type", "application/json");
+    req.headers.Set("Accept", "application/json");
+    if (!config_.bearer_token.empty()) req.headers.Set("Authorization", "Bearer " + config_.bearer_token);
+    req.body = body;
+    req.timeout = config_.request_timeout;
+    calls_++;
+    auto resp = co_await client_->Do(std::move(req));
+    if (!resp.ok()) {
+      error = resp.status().message();
+      continue;
+    }
+    if (resp->status == 429 || resp->status >= 500) {
+      error = "the server responded with the status code " + std::to_string(resp->status);
+      continue;
+    }
+    if (resp->status < 200 || resp->status > 299) {
+      error = "the server responded with the status code " + std::to_string(resp->status);
+      break;
+    }
+    boost::system::error_code ec;
+    json::value v = json::parse(resp->body, ec);
+    if (ec || !v.is_object()) {
+      error = "the webhook's answer is not a SubjectAccessReview";
+      break;
+    }
+    Result r;
+    const auto* st = v.get_object().if_contains("status");
+    if (st && st->is_object()) {
+      const auto& so = st->get_object();
+      bool allowed = so.contains("allowed") && so.at("allowed").is_bool() && so.at("allowed").get_bool();
+      bool denied = so.contains("denied") && so.at("denied").is_bool() && so.at("denied").get_bool();
+      r.decision = allowed ? Decision::kAllow : denied ? Decision::kDeny : Decision::kNoOpinion;
+      if (const auto* reason = so.if_contains("reason"); reason && reason->is_string()) r.reason = reason->get_string();
+      if (const auto* ev = so.if_contains("evaluationError"); ev && ev->is_string()) r.error = ev->get_string();
+    }
+    std::lock_guard lock(mu_);
+    cache_[body] = Cached{r, std::chrono::steady_clock::now() +
+                                 (r.decision == Decision::kAllow ? config_.authorized_ttl : config_.unauthorized_ttl)};
+    co_return r;
+  }
+  co_return Result{Decision::kNoOpinion, "", error};
+}
+
+}  // namespace capstan::authz

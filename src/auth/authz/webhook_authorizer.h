@@ -1,0 +1,62 @@
+// auth/authz/webhook_authorizer.h: the Webhook authorizer (kube's webhook.WebhookAuthorizer): each
+// decision not answered from the cache is POSTed as an authorization.k8s.io SubjectAccessReview
+// (--authorization-webhook-version v1, or v1beta1 whose spec names groups "group") to the server
+// of --authorization-webhook-config-file; status.allowed is Allow, status.denied Deny, anything else
+// no opinion, with status.reason. Answers are cached by the review's spec: allowed ones for
+// --authorization-webhook-cache-authorized-ttl (5m), others for ...-unauthorized-ttl (30s). A failed
+// call (transport error, non-2xx after a retry) is no opinion with an evaluation error.
+// Thread-safe.
+#pragma once
+
+#include <chrono>
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "auth/authz/authorizer.h"
+#include "server/http/http_client.h"
+
+namespace capstan::authz {
+
+struct WebhookAuthzConfig {
+  std::string server;  // https URL
+  std::string bearer_token;
+  std::string version = "v1";
+  std::chrono::milliseconds authorized_ttl{5 * 60 * 1000};
+  std::chrono::milliseconds unauthorized_ttl{30 * 1000};
+  std::chrono::milliseconds request_timeout{30000};
+  int attempts = 2;
+};
+
+class WebhookAuthorizer : public Authorizer {
+ public:
+  WebhookAuthorizer(WebhookAuthzConfig config, std::unique_ptr<http::HttpClient> client)
+      : config_(std::move(config)), client_(std::move(client)) {}
+
+  Task<Result> Authorize(const Attributes& a) override;
+  // Webhooks cannot list rules (kube answers incomplete, no error).
+  RulesResult RulesFor(const http::UserInfo&, const std::string&) const override {
+    RulesResult r;
+    r.incomplete = true;
+    return r;
+  }
+
+  // The SubjectAccessReview sent for `a` (JSON text), exposed for tests.
+  static std::string ReviewBody(const Attributes& a, const std::string& version);
+  int64_t calls() const { return calls_.load(); }
+
+ private:
+  struct Cached {
+    Result result;
+    std::chrono::steady_clock::time_point expires;
+  };
+  WebhookAuthzConfig config_;
+  std::unique_ptr<http::HttpClient> client_;
+  std::mutex mu_;
+  std::map<std::string, Cached> cache_;  // guarded by mu_; review body → answer
+  std::atomic<int64_t> calls_{0};
+};
+
+}  // namespace capstan::authz
