@@ -5,12 +5,15 @@
 // with --list and --as, ClusterRole aggregation into view, and --authorization-mode=AlwaysAllow.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <boost/json.hpp>
 #include <chrono>
 #include <fstream>
 #include <functional>
 #include <sstream>
 #include <thread>
 
+#include "authn_test_util.h"
 #include "e2e_util.h"
 
 namespace capstan::e2e {
@@ -251,6 +254,42 @@ TEST(AuthzModesE2E, AbacPolicyFile) {
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE((r.out + r.err).find("error reading policy file " + dir + "/bad.jsonl, line 3: {oops"), std::string::npos)
       << r.err;
+}
+
+TEST(AuthzModesE2E, WebhookDecides) {
+  authn::testing::TestCa ca;
+  std::atomic<int> calls{0};
+  authn::testing::TestHttpsServer webhook(ca, [&](const http::HttpRequest& req) {
+    calls++;
+    boost::json::object review = boost::json::parse(req.body).as_object();
+    const auto& spec = review["spec"].as_object();
+    bool allowed = false;
+    if (const auto* ra = spec.if_contains("resourceAttributes")) {
+      allowed = spec.at("user").as_string() == "system:anonymous" && ra->at("resource").as_string() == "configmaps" &&
+                ra->at("namespace").as_string() == "default";
+    }
+    review["status"] = boost::json::object{{"allowed", allowed}, {"reason", allowed ? "webhook says yes" : "webhook says no"}};
+    return authn::testing::JsonReply(200, boost::json::serialize(review));
+  });
+  ASSERT_TRUE(webhook.ok());
+  std::string dir = MakeTempDir("capstan-authz-webhook");
+  {
+    std::ofstream ca_file(dir + "/ca.crt");
+    ca_file << ca.pem();
+    std::ofstream kc(dir + "/webhook.kubeconfig");
+    kc << "apiVersion: v1\nkind: Config\nclusters:\n- name: w\n  cluster:\n    server: " << webhook.url("/authorize")
+       << "\n    certificate-authority: " << dir << "/ca.crt\nusers:\n- name: api\n  user: {}\ncontexts:\n- name: c\n"
+       << "  context:\n    cluster: w\n    user: api\ncurrent-context: c\n";
+  }
+  ServerProcess server({"--authorization-mode=Webhook,RBAC", "--authorization-webhook-config-file=" + dir + "/webhook.kubeconfig",
+                        "--authorization-webhook-version=v1"});
+  ASSERT_TRUE(server.ok()) << server.error();
+  auto cms = RawHttps(server.port(), {"GET /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"});
+  EXPECT_EQ(HttpStatusOf(cms.response), 200) << cms.response;
+  auto other = RawHttps(server.port(), {"GET /api/v1/namespaces/kube-system/configmaps HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"});
+  EXPECT_EQ(HttpStatusOf(other.response), 403);
+  EXPECT_NE(other.response.find("webhook says no"), std::string::npos) << other.response;
+  EXPECT_GE(calls.load(), 2);
 }
 
 }  // namespace
