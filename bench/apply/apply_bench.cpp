@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <boost/json.hpp>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -41,13 +42,19 @@ json::object DeploymentConfig(int replicas) {
   return json::parse(text).as_object();
 }
 
+// Thread CPU time, so that the shared machine's other work does not count.
+double CpuMicros() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) / 1e3;
+}
+
 double MedianMicros(int iterations, const std::function<void()>& op) {
   std::vector<double> batches;
   for (int b = 0; b < 5; ++b) {
-    auto start = std::chrono::steady_clock::now();
+    double start = CpuMicros();
     for (int i = 0; i < iterations; ++i) op();
-    auto end = std::chrono::steady_clock::now();
-    batches.push_back(std::chrono::duration<double, std::micro>(end - start).count() / iterations);
+    batches.push_back((CpuMicros() - start) / iterations);
   }
   std::sort(batches.begin(), batches.end());
   return batches[2];
@@ -91,8 +98,10 @@ int main(int argc, char** argv) {
     std::string s = am::ToJson(v);
     sink = sink + json::parse(s).as_object().size();
   });
+  json::object fresh = changed;
+  fresh["metadata"].as_object().erase("managedFields");
   double create = MedianMicros(iterations, [&] {
-    json::object o = changed;
+    json::object o = fresh;
     mf::RecordUpdate(scope, nullptr, o, "kubectl-create", "2026-01-01T00:00:01Z");
     sink = sink + o.size();
   });

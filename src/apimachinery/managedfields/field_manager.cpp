@@ -337,18 +337,18 @@ StatusOr<json::object> Apply(const FieldManagerScope& scope, const json::object*
   std::optional<FieldSet> last;
   std::optional<std::string> last_time;
   if (auto it = m.find(self); it != m.end()) {
-    last = it->second.fields;
+    last = std::move(it->second.fields);
     last_time = it->second.time;
   }
-  m[self] = ManagedEntry{applied, scope.api_version, last_time};
+  m[self] = ManagedEntry{std::move(applied), scope.api_version, last_time};
 
   json::value merged(live_o);
   MergeInto(merged, config_v, scope.schema);
   if (!merged.is_object()) return Status(400, "BadRequest", "the apply configuration is not an object");
   if (last && !last->Empty()) {
-    FieldSet owned;
-    for (const auto& [id, e] : m) owned = owned.Union(e.fields);
-    PruneUnowned(merged, *last, owned, scope.schema);
+    std::vector<const FieldSet*> owners;
+    for (const auto& [id, e] : m) owners.push_back(&e.fields);
+    PruneUnowned(merged, *last, owners, scope.schema);
   }
   Comparison c = FilteredCompare(scope, live_o, merged.get_object());
   if (!force) {

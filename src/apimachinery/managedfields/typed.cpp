@@ -132,10 +132,17 @@ bool Mismatch(const json::value* v, bool list) {
 
 void CompareWalk(const json::value* l, const json::value* r, const Schema* s, Path& path, Comparison& c, int depth);
 
+// metadata.managedFields is never owned: comparing it would only cost time.
+bool IsManagedFieldsPath(const Path& path, std::string_view key) {
+  return path.size() == 1 && path[0].kind == PathElement::Kind::kField && path[0].name == "metadata" &&
+         key == "managedFields";
+}
+
 void CompareFields(const json::object* lo, const json::object* ro, const TypeInfo& t, Path& path, Comparison& c,
                    int depth) {
   if (lo) {
     for (const auto& kv : *lo) {
+      if (IsManagedFieldsPath(path, kv.key())) continue;
       path.push_back(PathElement::Field(std::string(kv.key())));
       CompareWalk(&kv.value(), ro ? ro->if_contains(kv.key()) : nullptr, FieldSchema(t, kv.key()), path, c, depth + 1);
       path.pop_back();
@@ -143,7 +150,7 @@ void CompareFields(const json::object* lo, const json::object* ro, const TypeInf
   }
   if (ro) {
     for (const auto& kv : *ro) {
-      if (lo && lo->contains(kv.key())) continue;
+      if ((lo && lo->contains(kv.key())) || IsManagedFieldsPath(path, kv.key())) continue;
       path.push_back(PathElement::Field(std::string(kv.key())));
       CompareWalk(nullptr, &kv.value(), FieldSchema(t, kv.key()), path, c, depth + 1);
       path.pop_back();
@@ -298,7 +305,18 @@ void MergeInto(json::value& l, const json::value& r, const Schema* s, int depth)
 
 // ---- pruning
 
-void PruneWalk(json::value& v, const FieldSet& last, const FieldSet& owned, const Schema* s, int depth) {
+using Owners = std::vector<const FieldSet*>;
+
+// The owners' nodes for one child element (none: nobody owns anything at or below it).
+Owners ChildOwners(const Owners& owners, const PathElement& pe) {
+  Owners out;
+  for (const FieldSet* o : owners) {
+    if (const FieldSet* c = o->Child(pe)) out.push_back(c);
+  }
+  return out;
+}
+
+void PruneWalk(json::value& v, const FieldSet& last, const Owners& owners, const Schema* s, int depth) {
   if (depth > kMaxDepth) return;
   TypeInfo t = Effective(s, &v);
   if (t.kind == Kind::kList && v.is_array() && !t.atomic) {
@@ -307,11 +325,11 @@ void PruneWalk(json::value& v, const FieldSet& last, const FieldSet& owned, cons
       PathElement pe = ListItemElement(t, arr[i], i);
       const FieldSet* lc = last.Child(pe);
       if (!lc) continue;
-      const FieldSet* oc = owned.Child(pe);
-      if (!oc) {
+      Owners oc = ChildOwners(owners, pe);
+      if (oc.empty()) {
         arr.erase(arr.begin() + static_cast<std::ptrdiff_t>(i));
       } else if (!lc->children.empty()) {
-        PruneWalk(arr[i], *lc, *oc, ItemSchema(t), depth + 1);
+        PruneWalk(arr[i], *lc, oc, ItemSchema(t), depth + 1);
       }
     }
     return;
@@ -322,11 +340,11 @@ void PruneWalk(json::value& v, const FieldSet& last, const FieldSet& owned, cons
       if (pe.kind != PathElement::Kind::kField) continue;
       auto* child = obj.if_contains(pe.name);
       if (!child) continue;
-      const FieldSet* oc = owned.Child(pe);
-      if (!oc) {
+      Owners oc = ChildOwners(owners, pe);
+      if (oc.empty()) {
         obj.erase(pe.name);
       } else if (!lc.children.empty()) {
-        PruneWalk(*child, lc, *oc, FieldSchema(t, pe.name), depth + 1);
+        PruneWalk(*child, lc, oc, FieldSchema(t, pe.name), depth + 1);
       }
     }
   }
@@ -450,7 +468,12 @@ Comparison CompareObjects(const json::object* lhs, const json::object* rhs, cons
 }
 
 void PruneUnowned(json::value& v, const FieldSet& last, const FieldSet& owned, const Schema* schema) {
-  PruneWalk(v, last, owned, schema, 0);
+  PruneWalk(v, last, Owners{&owned}, schema, 0);
+}
+
+void PruneUnowned(json::value& v, const FieldSet& last, const std::vector<const FieldSet*>& owners,
+                  const Schema* schema) {
+  PruneWalk(v, last, owners, schema, 0);
 }
 
 }  // namespace capstan::apimachinery::managedfields

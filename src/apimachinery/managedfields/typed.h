@@ -10,6 +10,7 @@
 #pragma once
 
 #include <boost/json/value.hpp>
+#include <vector>
 
 #include "apimachinery/managedfields/field_set.h"
 #include "apimachinery/schema.h"
@@ -53,5 +54,8 @@ void MergeInto(boost::json::value& live, const boost::json::value& config, const
 // Removes from `v` the nodes of `last` (a set a manager owned) that nobody in `owned` holds any part
 // of (kube's pruning of fields an applier stopped applying).
 void PruneUnowned(boost::json::value& v, const FieldSet& last, const FieldSet& owned, const Schema* schema);
+// The same with the owned sets given one per manager (nothing is copied).
+void PruneUnowned(boost::json::value& v, const FieldSet& last, const std::vector<const FieldSet*>& owners,
+                  const Schema* schema);
 
 }  // namespace capstan::apimachinery::managedfields
