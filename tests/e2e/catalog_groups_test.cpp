@@ -91,6 +91,7 @@ TEST_F(CatalogGroupsTest, ApiResourcesListTheCatalogGroupsAsKube) {
   for (const auto& l : Lines(r.out)) rows.insert(Squeeze(l));
   // kube-apiserver 1.32's rows for these groups (kubectl api-resources, default flags).
   for (const char* want : {
+           "bindings v1 true Binding",
            "mutatingwebhookconfigurations admissionregistration.k8s.io/v1 false MutatingWebhookConfiguration",
            "validatingadmissionpolicies admissionregistration.k8s.io/v1 false ValidatingAdmissionPolicy",
            "validatingadmissionpolicybindings admissionregistration.k8s.io/v1 false ValidatingAdmissionPolicyBinding",
@@ -512,6 +513,7 @@ TEST_F(CatalogGroupsTest, CertificateSigningRequestsAndApproval) {
 }
 
 TEST_F(CatalogGroupsTest, WebhookConfigurationsPoliciesAndApiServices) {
+  // The webhooks match a group nothing serves, so that no request of the other tests calls them.
   constexpr const char* kObjects = R"(apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
 metadata:
@@ -521,10 +523,10 @@ webhooks:
   clientConfig:
     url: https://example.com/validate
   rules:
-  - apiGroups: [""]
+  - apiGroups: ["example.com"]
     apiVersions: ["v1"]
     operations: ["CREATE"]
-    resources: ["pods"]
+    resources: ["widgets"]
   admissionReviewVersions: ["v1"]
   sideEffects: None
 ---
@@ -537,10 +539,10 @@ webhooks:
   clientConfig:
     url: https://example.com/mutate
   rules:
-  - apiGroups: [""]
+  - apiGroups: ["example.com"]
     apiVersions: ["v1"]
     operations: ["CREATE"]
-    resources: ["pods"]
+    resources: ["widgets"]
   admissionReviewVersions: ["v1"]
   sideEffects: None
 ---
@@ -670,14 +672,26 @@ TEST_F(CatalogGroupsTest, RunExposeAndNodeBoundSubresourcesWith133) {
   auto proxy = K({"get", "--raw", "/api/v1/namespaces/default/pods/web/proxy/"});
   EXPECT_NE(proxy.exit_code, 0);
   EXPECT_NE(proxy.err.find("address not allowed"), std::string::npos) << proxy.err;
+
+  // kube's top-level bindings collection assigns a node as pods/binding does.
+  auto bind = K({"create", "-f", "-"}, "apiVersion: v1\nkind: Binding\nmetadata:\n  name: web\ntarget:\n  kind: Node\n  name: node-1\n");
+  ASSERT_EQ(bind.exit_code, 0) << bind.err;
+  // The server answers with kube's Success Status, which kubectl names as it does for kube.
+  EXPECT_EQ(bind.out, "status/<unknown> created\n");
+  EXPECT_EQ(K({"get", "pod", "web", "-o", "jsonpath={.spec.nodeName}"}).out, "node-1");
+  auto again = K({"create", "-f", "-"}, "apiVersion: v1\nkind: Binding\nmetadata:\n  name: web\ntarget:\n  kind: Node\n  name: node-2\n");
+  EXPECT_NE(again.exit_code, 0);
+  EXPECT_NE(again.err.find("pod web is already assigned to node \"node-1\""), std::string::npos) << again.err;
 }
 
+// Explicit NodePorts and ClusterIPs are taken from the static bands (30000-30085, 10.0.0.2-10.0.0.16),
+// which automatic allocation uses last (kube's split ranges), so the other tests' services cannot hold them.
 TEST_F(CatalogGroupsTest, NodePortsAndClusterIPsAreNeverSharedAndFreedOnDelete) {
-  auto a = K({"create", "service", "nodeport", "np-a", "--tcp=80:80", "--node-port=30100"});
+  auto a = K({"create", "service", "nodeport", "np-a", "--tcp=80:80", "--node-port=30010"});
   ASSERT_EQ(a.exit_code, 0) << a.err;
-  auto dup = K({"create", "service", "nodeport", "np-b", "--tcp=80:80", "--node-port=30100"});
+  auto dup = K({"create", "service", "nodeport", "np-b", "--tcp=80:80", "--node-port=30010"});
   EXPECT_NE(dup.exit_code, 0);
-  EXPECT_NE(dup.err.find("Service \"np-b\" is invalid: spec.ports[0].nodePort: Invalid value: 30100: provided port is "
+  EXPECT_NE(dup.err.find("Service \"np-b\" is invalid: spec.ports[0].nodePort: Invalid value: 30010: provided port is "
                          "already allocated"),
             std::string::npos)
       << dup.err;
@@ -687,26 +701,26 @@ TEST_F(CatalogGroupsTest, NodePortsAndClusterIPsAreNeverSharedAndFreedOnDelete) 
             std::string::npos)
       << range.err;
   ASSERT_EQ(K({"delete", "service", "np-a"}).exit_code, 0);
-  auto reuse = K({"create", "service", "nodeport", "np-b", "--tcp=80:80", "--node-port=30100"});
+  auto reuse = K({"create", "service", "nodeport", "np-b", "--tcp=80:80", "--node-port=30010"});
   EXPECT_EQ(reuse.exit_code, 0) << reuse.err;
   // A changed nodePort frees the old one and holds the new one.
   auto moved = K({"patch", "svc", "np-b", "-p",
-                  R"({"spec":{"ports":[{"name":"80-80","port":80,"protocol":"TCP","targetPort":80,"nodePort":30101}]}})"});
+                  R"({"spec":{"ports":[{"name":"80-80","port":80,"protocol":"TCP","targetPort":80,"nodePort":30011}]}})"});
   ASSERT_EQ(moved.exit_code, 0) << moved.err;
-  EXPECT_EQ(K({"create", "service", "nodeport", "np-d", "--tcp=80:80", "--node-port=30100"}).exit_code, 0);
-  EXPECT_NE(K({"create", "service", "nodeport", "np-e", "--tcp=80:80", "--node-port=30101"}).err.find(
+  EXPECT_EQ(K({"create", "service", "nodeport", "np-d", "--tcp=80:80", "--node-port=30010"}).exit_code, 0);
+  EXPECT_NE(K({"create", "service", "nodeport", "np-e", "--tcp=80:80", "--node-port=30011"}).err.find(
                 "provided port is already allocated"),
             std::string::npos);
   // NodePort to ClusterIP releases the port.
   auto to_cip = K({"patch", "svc", "np-d", "--type=json", "-p",
                    R"([{"op":"replace","path":"/spec/type","value":"ClusterIP"},{"op":"remove","path":"/spec/ports/0/nodePort"}])"});
   ASSERT_EQ(to_cip.exit_code, 0) << to_cip.err;
-  EXPECT_EQ(K({"create", "service", "nodeport", "np-f", "--tcp=80:80", "--node-port=30100"}).exit_code, 0);
+  EXPECT_EQ(K({"create", "service", "nodeport", "np-f", "--tcp=80:80", "--node-port=30010"}).exit_code, 0);
 
-  ASSERT_EQ(K({"create", "service", "clusterip", "c-a", "--clusterip=10.0.0.50", "--tcp=80"}).exit_code, 0);
-  auto ip_dup = K({"create", "service", "clusterip", "c-b", "--clusterip=10.0.0.50", "--tcp=80"});
-  EXPECT_NE(ip_dup.err.find("Service \"c-b\" is invalid: spec.clusterIPs: Invalid value: []string{\"10.0.0.50\"}: failed "
-                            "to allocate IP 10.0.0.50: provided IP is already allocated"),
+  ASSERT_EQ(K({"create", "service", "clusterip", "c-a", "--clusterip=10.0.0.10", "--tcp=80"}).exit_code, 0);
+  auto ip_dup = K({"create", "service", "clusterip", "c-b", "--clusterip=10.0.0.10", "--tcp=80"});
+  EXPECT_NE(ip_dup.err.find("Service \"c-b\" is invalid: spec.clusterIPs: Invalid value: []string{\"10.0.0.10\"}: failed "
+                            "to allocate IP 10.0.0.10: provided IP is already allocated"),
             std::string::npos)
       << ip_dup.err;
   auto ip_range = K({"create", "service", "clusterip", "c-c", "--clusterip=10.1.0.50", "--tcp=80"});
@@ -715,20 +729,20 @@ TEST_F(CatalogGroupsTest, NodePortsAndClusterIPsAreNeverSharedAndFreedOnDelete) 
             std::string::npos)
       << ip_range.err;
   ASSERT_EQ(K({"delete", "service", "c-a"}).exit_code, 0);
-  EXPECT_EQ(K({"create", "service", "clusterip", "c-b", "--clusterip=10.0.0.50", "--tcp=80"}).exit_code, 0);
+  EXPECT_EQ(K({"create", "service", "clusterip", "c-b", "--clusterip=10.0.0.10", "--tcp=80"}).exit_code, 0);
 }
 
 // Last (the suite's server is restarted): NodePorts and ClusterIPs stay allocated across a restart,
 // and a delete after the restart frees them.
 TEST_F(CatalogGroupsTest, ZAllocationsSurviveARestartAndAreFreedAfterIt) {
-  ASSERT_EQ(K({"create", "service", "nodeport", "kept", "--tcp=80:80", "--node-port=30200"}).exit_code, 0);
+  ASSERT_EQ(K({"create", "service", "nodeport", "kept", "--tcp=80:80", "--node-port=30020"}).exit_code, 0);
   auto ip = K({"get", "svc", "kept", "-o", "jsonpath={.spec.clusterIP}"}).out;
   ASSERT_FALSE(ip.empty());
   EXPECT_EQ(server_->Stop(), 0);
   delete server_;
   server_ = new ServerProcess({}, *dir_);
   ASSERT_TRUE(server_->ok()) << server_->error();
-  auto port_dup = K({"create", "service", "nodeport", "kept2", "--tcp=80:80", "--node-port=30200"});
+  auto port_dup = K({"create", "service", "nodeport", "kept2", "--tcp=80:80", "--node-port=30020"});
   EXPECT_NE(port_dup.err.find("provided port is already allocated"), std::string::npos) << port_dup.err;
   auto ip_dup = K({"create", "service", "clusterip", "kept3", "--clusterip=" + ip, "--tcp=80"});
   EXPECT_NE(ip_dup.err.find("provided IP is already allocated"), std::string::npos) << ip_dup.err;
@@ -736,7 +750,7 @@ TEST_F(CatalogGroupsTest, ZAllocationsSurviveARestartAndAreFreedAfterIt) {
   EXPECT_EQ(Lines(K({"get", "priorityclasses", "-o", "name"}).out).size(), 2u);
   EXPECT_EQ(Lines(K({"get", "flowschemas", "-o", "name"}).out).size(), 13u);
   ASSERT_EQ(K({"delete", "service", "kept"}).exit_code, 0);
-  EXPECT_EQ(K({"create", "service", "nodeport", "kept2", "--tcp=80:80", "--node-port=30200"}).exit_code, 0);
+  EXPECT_EQ(K({"create", "service", "nodeport", "kept2", "--tcp=80:80", "--node-port=30020"}).exit_code, 0);
   EXPECT_EQ(K({"create", "service", "clusterip", "kept3", "--clusterip=" + ip, "--tcp=80"}).exit_code, 0);
 }
 

@@ -188,24 +188,25 @@ TEST_F(CoreCatalogTest, ConcurrentCreatesGetDistinctAllocationsAndDeletesFreeThe
     if (f.size() > 1) EXPECT_TRUE(ports.insert(f[1]).second) << "duplicate NodePort " << f[1];
   }
   EXPECT_GE(rows, kServices);
-  // An explicit address: taken once, refused twice, free again after delete.
-  ASSERT_EQ(K({"create", "service", "clusterip", "fixed", "--clusterip=10.0.0.77", "--tcp=80"}).exit_code, 0);
-  auto dup = K({"create", "service", "clusterip", "fixed2", "--clusterip=10.0.0.77", "--tcp=80"});
+  // An explicit address: taken once, refused twice, free again after delete. Explicit addresses come
+  // from the static band (the range's first 16), which automatic allocation uses last, as in kube.
+  ASSERT_EQ(K({"create", "service", "clusterip", "fixed", "--clusterip=10.0.0.12", "--tcp=80"}).exit_code, 0);
+  auto dup = K({"create", "service", "clusterip", "fixed2", "--clusterip=10.0.0.12", "--tcp=80"});
   EXPECT_NE(dup.exit_code, 0);
   EXPECT_NE(dup.err.find("provided IP is already allocated"), std::string::npos) << dup.err;
   ASSERT_EQ(K({"delete", "service", "fixed"}).exit_code, 0);
-  auto again = K({"create", "service", "clusterip", "fixed2", "--clusterip=10.0.0.77", "--tcp=80"});
+  auto again = K({"create", "service", "clusterip", "fixed2", "--clusterip=10.0.0.12", "--tcp=80"});
   EXPECT_EQ(again.exit_code, 0) << again.err;
 }
 
 // Last (the suite's server is restarted): allocations survive a restart of the server.
 TEST_F(CoreCatalogTest, ZAllocationsSurviveARestart) {
-  ASSERT_EQ(K({"create", "service", "clusterip", "kept", "--clusterip=10.0.0.88", "--tcp=80"}).exit_code, 0);
+  ASSERT_EQ(K({"create", "service", "clusterip", "kept", "--clusterip=10.0.0.13", "--tcp=80"}).exit_code, 0);
   EXPECT_EQ(server_->Stop(), 0);
   delete server_;
   server_ = new ServerProcess({}, *dir_);
   ASSERT_TRUE(server_->ok()) << server_->error();
-  auto dup = K({"create", "service", "clusterip", "kept2", "--clusterip=10.0.0.88", "--tcp=80"});
+  auto dup = K({"create", "service", "clusterip", "kept2", "--clusterip=10.0.0.13", "--tcp=80"});
   EXPECT_NE(dup.exit_code, 0);
   EXPECT_NE(dup.err.find("provided IP is already allocated"), std::string::npos) << dup.err;
 }

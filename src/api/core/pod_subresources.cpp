@@ -438,6 +438,10 @@ std::vector<registry::RestResource> PodSubresources(const registry::GroupDeps& d
   std::vector<registry::RestResource> out;
   auto binding = SubInfo(pi, "binding", "Binding", "io.k8s.api.core.v1.Binding");
   out.push_back({binding, std::make_shared<BindingStore>(binding, pods), find(binding.definition.c_str()), true, true});
+  // kube's top-level "bindings" collection: the same binding, the pod named by the body.
+  registry::ResourceInfo bindings =
+      MakeInfo({"", "v1", "bindings", "binding", "Binding", true, {}, {}, "io.k8s.api.core.v1.Binding"});
+  out.push_back({bindings, std::make_shared<BindingStore>(bindings, pods), find(bindings.definition.c_str()), true, true});
   auto eviction = SubInfo(pi, "eviction", "Eviction", "io.k8s.api.policy.v1.Eviction", "policy", "v1");
   out.push_back({eviction, std::make_shared<EvictionStore>(eviction, pods, deps.prefix), find(eviction.definition.c_str()), true,
                  true});
