@@ -118,6 +118,15 @@ TEST_F(ApplyTest, CreateReapplyChangeConflictAndForce) {
   }
 }
 
+TEST_F(ApplyTest, DryRunWritesNothing) {
+  auto dry = K({"apply", "--server-side", "--dry-run=server", "-f", "-"}, Deployment("dry", 1, "nginx"));
+  ASSERT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_EQ(dry.out, "deployment.apps/dry serverside-applied (server dry run)\n");
+  auto get = K({"get", "deploy", "dry"});
+  EXPECT_NE(get.exit_code, 0);
+  EXPECT_NE(get.err.find("NotFound"), std::string::npos) << get.err;
+}
+
 TEST_F(ApplyTest, FieldsAManagerStopsApplyingAreRemoved) {
   std::string v1 = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n  labels:\n    a: x1\n    b: y1\ndata:\n  one: '1'\n  two: '2'\n";
   ASSERT_EQ(K({"apply", "--server-side", "-f", "-"}, v1).exit_code, 0);
