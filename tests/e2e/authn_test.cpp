@@ -360,6 +360,14 @@ TEST_F(AuthnE2e, X509ClientCertificateUser) {
 
 TEST_F(AuthnE2e, BasicAuthFileUser) {
   Remember("s3cret-password");
+  // kubectl sends a kubeconfig's username and password as basic auth.
+  std::string kc = Kubeconfig("bert", "    username: bert\n    password: s3cret-password\n");
+  for (const auto& minor : kKubectls) {
+    json::object bert = WhoAmI(kc, minor);
+    EXPECT_EQ(Str(bert, "username"), "bert") << minor;
+    EXPECT_EQ(Str(bert, "uid"), "bert-uid") << minor;
+  }
+  ExpectUnauthorized(Kubeconfig("bert-wrong", "    username: bert\n    password: s3cret-passwore\n"), "wrong password");
   auto r = Raw("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", "Basic " + Base64("bert:s3cret-password"), "",
                SelfSubjectReviewBody());
   ASSERT_EQ(HttpStatusOf(r.response), 201) << r.response;
