@@ -41,12 +41,12 @@ const Gvr kSecrets{"", "v1", "secrets"};
 double Since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // Creates objects with up to 64 writes in flight (they share the store's group commits).
-Task<int> CreateMany(ApiClient& client, RunScope& scope, const Gvr& r, const std::string& ns, int n,
+Task<int> CreateMany(ApiClient& client, RunScope& scope, const Gvr& r, std::string ns, int n,
                      std::function<Object(int)> make) {
   int failed = 0;
   co_await ForEachConcurrently(scope, n, 64, [&](size_t i) -> Task<void> {
     auto c = co_await client.Create(r, ns, make(static_cast<int>(i)));
-    if (!c.ok()) ++failed;
+    if (!c.ok() && failed++ == 0) std::fprintf(stderr, "create failed: %s\n", c.status().message().c_str());
   });
   co_return failed;
 }
@@ -139,10 +139,13 @@ int Main(int argc, char** argv) {
 
   // 2. Garbage collection of M dependents, background then foreground.
   for (const char* policy : {"Background", "Foreground"}) {
-    std::string owner_name = std::string("owner-") + policy;
+    std::string owner_name = std::string("owner-") + (policy[0] == 'B' ? "background" : "foreground");
     auto owner = SyncWait(client.Create(kConfigMaps, "default",
                                         json::parse(R"({"metadata":{"name":")" + owner_name + R"("}})").as_object()));
-    if (!owner.ok()) return 1;
+    if (!owner.ok()) {
+      std::fprintf(stderr, "creating the owner: %s\n", owner.status().message().c_str());
+      return 1;
+    }
     std::string ref = R"({"apiVersion":"v1","kind":"ConfigMap","name":")" + owner_name + R"(","uid":")" +
                       std::string(am::GetUid(*owner)) + R"(","blockOwnerDeletion":true})";
     failed = run([&](RunScope& scope) {

@@ -1,6 +1,8 @@
 // registry/store_write.cpp: the generic Store's updates and deletes.
 #include <boost/json.hpp>
+#include <optional>
 #include <set>
+#include <vector>
 
 #include "apimachinery/errors.h"
 #include "apimachinery/object_meta.h"
@@ -8,6 +10,7 @@
 #include "apimachinery/status_json.h"
 #include "registry/field_tracking.h"
 #include "registry/store.h"
+#include "util/fan_out.h"
 
 namespace capstan::registry {
 
@@ -282,17 +285,30 @@ Task<StatusOr<ObjectList>> Store::DeleteCollection(const Context& ctx, const Del
   all.continue_token.clear();
   auto list = co_await List(ctx, all);
   if (!list.ok()) co_return list.TakeStatus();
-  ObjectList out;
-  out.resource_version = list->resource_version;
-  for (const auto& item : list->items) {
+  // The items are deleted kDeleteCollectionConcurrency at a time (kube's --delete-collection-workers,
+  // but coroutines rather than goroutines): their writes share the storage's group commits, so a
+  // namespace's content goes in a fraction of the time one-by-one deletes take. The first error wins,
+  // as in kube; items already deleted stay deleted.
+  constexpr size_t kDeleteCollectionConcurrency = 32;
+  std::vector<std::optional<Object>> deleted(list->items.size());
+  Status first_error;
+  co_await ForEachConcurrently(list->items.size(), kDeleteCollectionConcurrency, [&](size_t i) -> Task<void> {
+    if (!first_error.ok()) co_return;
+    const Object& item = list->items[i];
     Context item_ctx = ctx;
     item_ctx.namespace_ = std::string(am::GetNamespace(item));
     auto r = co_await Delete(item_ctx, std::string(am::GetName(item)), dopts);
     if (!r.ok()) {
-      if (am::IsNotFound(r.status())) continue;  // deleted concurrently
-      co_return r.TakeStatus();
+      if (!am::IsNotFound(r.status()) && first_error.ok()) first_error = r.TakeStatus();  // NotFound: deleted concurrently
+      co_return;
     }
-    out.items.push_back(r->deleted && !c_.return_deleted_object ? item : std::move(r->object));
+    deleted[i] = r->deleted && !c_.return_deleted_object ? item : std::move(r->object);
+  });
+  if (!first_error.ok()) co_return first_error;
+  ObjectList out;
+  out.resource_version = list->resource_version;
+  for (auto& d : deleted) {
+    if (d) out.items.push_back(std::move(*d));
   }
   co_return out;
 }
