@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <set>
 
+#include "admission/always_plugins.h"
+#include "admission/default_ingress_class.h"
 #include "admission/default_storage_class.h"
+#include "admission/runtime_class.h"
 #include "admission/default_toleration_seconds.h"
 #include "admission/limit_ranger.h"
 #include "admission/priority.h"
@@ -69,6 +72,14 @@ StatusOr<ChainBuild> BuildChain(const std::vector<std::string>& enable, const st
       plugins.push_back(std::make_unique<LimitRanger>(deps.list));
     } else if (name == "Priority" && deps.get && deps.list) {
       plugins.push_back(std::make_unique<PriorityPlugin>(deps.get, deps.list));
+    } else if (name == "AlwaysPullImages") {
+      plugins.push_back(std::make_unique<AlwaysPullImages>());
+    } else if (name == "AlwaysDeny") {
+      plugins.push_back(std::make_unique<AlwaysDeny>());
+    } else if (name == "RuntimeClass" && deps.get) {
+      plugins.push_back(std::make_unique<RuntimeClassPlugin>(deps.get));
+    } else if (name == "DefaultIngressClass" && deps.list) {
+      plugins.push_back(std::make_unique<DefaultIngressClass>(deps.list));
     } else if (name == "DefaultTolerationSeconds") {
       plugins.push_back(std::make_unique<DefaultTolerationSeconds>());
     } else if (name == "ServiceAccount" && deps.get) {

@@ -4,7 +4,10 @@
 
 #include "admission/builtin_plugins.h"
 #include "admission/default_storage_class.h"
+#include "admission/always_plugins.h"
+#include "admission/default_ingress_class.h"
 #include "admission/default_toleration_seconds.h"
+#include "admission/runtime_class.h"
 #include "admission/limit_ranger.h"
 #include "admission/priority.h"
 #include "admission/service_account.h"
@@ -208,6 +211,50 @@ TEST(LimitRangerTest, DefaultsAnnotationAndMaxMin) {
                           "maximum cpu usage per Container is 1, but limit is 2]");
 }
 
+TEST(RuntimeClassPluginTest, OverheadSchedulingAndMissingClass) {
+  RuntimeClassPlugin p(Getter({{"runtimeclasses/gvisor",
+                                R"({"handler":"runsc","overhead":{"podFixed":{"cpu":"250m"}},"scheduling":{"nodeSelector":{"sandbox":"yes"},)"
+                                R"("tolerations":[{"key":"sandbox","operator":"Exists"}]}})"}}));
+  Fixture f("pods", R"({"metadata":{"name":"p"},"spec":{"runtimeClassName":"gvisor","nodeSelector":{"zone":"a"}}})");
+  ASSERT_TRUE(SyncWait(p.Admit(f.a)).ok());
+  EXPECT_EQ(json::serialize(f.obj["spec"]),
+            R"({"runtimeClassName":"gvisor","nodeSelector":{"zone":"a","sandbox":"yes"},"overhead":{"cpu":"250m"},)"
+            R"("tolerations":[{"key":"sandbox","operator":"Exists"}]})");
+  Fixture conflict("pods", R"({"metadata":{"name":"p"},"spec":{"runtimeClassName":"gvisor","nodeSelector":{"sandbox":"no"}}})");
+  EXPECT_EQ(SyncWait(p.Admit(conflict.a)).message(),
+            "pods \"p\" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[sandbox] = yes; "
+            "pod.spec.nodeSelector[sandbox] = no");
+  Fixture missing("pods", R"({"metadata":{"name":"p"},"spec":{"runtimeClassName":"kata"}})");
+  EXPECT_EQ(SyncWait(p.Admit(missing.a)).message(), "pods \"p\" is forbidden: pod rejected: RuntimeClass \"kata\" not found");
+}
+
+TEST(DefaultIngressClassTest, DefaultClassIsSetUnlessOneIsNamed) {
+  DefaultIngressClass p(Lister({{"ingressclasses",
+                                 {R"({"metadata":{"name":"nginx","annotations":{"ingressclass.kubernetes.io/is-default-class":"true"}}})"}}}));
+  registry::ResourceInfo info = Info("ingresses");
+  info.group = "networking.k8s.io";
+  Fixture f("ingresses", R"({"spec":{}})");
+  f.a.resource = &info;
+  ASSERT_TRUE(SyncWait(p.Admit(f.a)).ok());
+  EXPECT_EQ(f.obj["spec"].as_object()["ingressClassName"].as_string(), "nginx");
+  Fixture annotated("ingresses", R"({"metadata":{"annotations":{"kubernetes.io/ingress.class":"x"}},"spec":{}})");
+  annotated.a.resource = &info;
+  ASSERT_TRUE(SyncWait(p.Admit(annotated.a)).ok());
+  EXPECT_FALSE(annotated.obj["spec"].as_object().contains("ingressClassName"));
+}
+
+TEST(AlwaysPluginsTest, PullImagesAndDeny) {
+  Fixture f("pods", R"({"metadata":{"name":"p"},"spec":{"containers":[{"name":"a","imagePullPolicy":"IfNotPresent"}],"initContainers":[{"name":"i"}]}})");
+  AlwaysPullImages pull;
+  ASSERT_TRUE(SyncWait(pull.Admit(f.a)).ok());
+  EXPECT_EQ(f.obj["spec"].as_object()["containers"].as_array()[0].as_object()["imagePullPolicy"].as_string(), "Always");
+  EXPECT_EQ(f.obj["spec"].as_object()["initContainers"].as_array()[0].as_object()["imagePullPolicy"].as_string(), "Always");
+  AlwaysDeny deny;
+  Status st = SyncWait(deny.Admit(f.a));
+  EXPECT_EQ(st.code(), 403);
+  EXPECT_EQ(st.message(), "pods \"p\" is forbidden: admission control is denying all modifications");
+}
+
 TEST(BuildChainTest, DefaultPluginsInKubesOrderAndUnknownNamesRefused) {
   PluginDeps deps;
   deps.get = Accounts({});
@@ -217,7 +264,10 @@ TEST(BuildChainTest, DefaultPluginsInKubesOrderAndUnknownNamesRefused) {
   std::vector<std::string> names;
   for (const auto& p : built->chain->plugins()) names.push_back(p->Name());
   EXPECT_EQ(names, std::vector<std::string>({"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority",
-                                             "DefaultTolerationSeconds"}));
+                                             "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass"}));
+  auto with_off = BuildChain({"AlwaysPullImages", "AlwaysDeny"}, {}, deps);
+  ASSERT_TRUE(with_off.ok());
+  EXPECT_EQ(with_off->chain->plugins().back()->Name(), "AlwaysDeny");
   auto bad = BuildChain({"NoSuchPlugin"}, {}, deps);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(), "enable-admission-plugins plugin \"NoSuchPlugin\" is unknown");
