@@ -430,5 +430,26 @@ TEST_F(CrdTest, EmbeddedResourcesAndIntOrString) {
   EXPECT_EQ((*good)["spec"].at("template").at("spec").at("x").as_int64(), 1);
 }
 
+TEST_F(CrdTest, SelectableFields) {
+  Object crd = Parse(kCronTab);
+  crd["spec"].as_object()["versions"].as_array()[0].as_object()["selectableFields"] =
+      json::array{json::object{{"jsonPath", ".spec.mode"}}};
+  ASSERT_TRUE(env_.Create("customresourcedefinitions", crd).ok());
+  Settle();
+  ASSERT_TRUE(SyncWait(Cr()->creater->Create(Ns(), CronTab("a", R"({"cronSpec":"* * * * *","mode":"a"})"), {})).ok());
+  ASSERT_TRUE(SyncWait(Cr()->creater->Create(Ns(), CronTab("b", R"({"cronSpec":"* * * * *","mode":"b"})"), {})).ok());
+  registry::ListOptions opts;
+  opts.field_selector = "spec.mode=b";
+  auto list = SyncWait(Cr()->lister->List(Ns(), opts));
+  ASSERT_TRUE(list.ok()) << list.status().message();
+  ASSERT_EQ(list->items.size(), 1u);
+  EXPECT_EQ(list->items[0]["metadata"].at("name").as_string(), "b");
+  opts.field_selector = "spec.cronSpec=x";
+  auto bad = SyncWait(Cr()->lister->List(Ns(), opts));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), 400);
+  EXPECT_NE(bad.status().message().find("spec.cronSpec"), std::string::npos) << bad.status().message();
+}
+
 }  // namespace
 }  // namespace capstan::api::apiextensions
