@@ -4,6 +4,7 @@
 #include <set>
 
 #include "admission/always_plugins.h"
+#include "admission/certificate_subject_restriction.h"
 #include "admission/default_ingress_class.h"
 #include "admission/default_storage_class.h"
 #include "admission/runtime_class.h"
@@ -72,6 +73,8 @@ StatusOr<ChainBuild> BuildChain(const std::vector<std::string>& enable, const st
       plugins.push_back(std::make_unique<LimitRanger>(deps.list));
     } else if (name == "Priority" && deps.get && deps.list) {
       plugins.push_back(std::make_unique<PriorityPlugin>(deps.get, deps.list));
+    } else if (name == "CertificateSubjectRestriction") {
+      plugins.push_back(std::make_unique<CertificateSubjectRestriction>());
     } else if (name == "AlwaysPullImages") {
       plugins.push_back(std::make_unique<AlwaysPullImages>());
     } else if (name == "AlwaysDeny") {

@@ -5,6 +5,7 @@
 #include "admission/builtin_plugins.h"
 #include "admission/default_storage_class.h"
 #include "admission/always_plugins.h"
+#include "admission/certificate_subject_restriction.h"
 #include "admission/default_ingress_class.h"
 #include "admission/default_toleration_seconds.h"
 #include "admission/runtime_class.h"
@@ -255,6 +256,33 @@ TEST(AlwaysPluginsTest, PullImagesAndDeny) {
   EXPECT_EQ(st.message(), "pods \"p\" is forbidden: admission control is denying all modifications");
 }
 
+// Base64 PEM certificate requests (openssl req -subj "/O=system:masters/CN=evil" and "/O=devs/CN=alice").
+constexpr char kMastersCsr[] = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlIak1JR0tBZ0VBTUNneEZ6QVZCZ05WQkFvTURuTjVjM1JsYlRwdFlYTjBaWEp6TVEwd0N3WURWUVFEREFSbApkbWxzTUZrd0V3WUhLb1pJemowQ0FRWUlLb1pJemowREFRY0RRZ0FFWmxLVlBERkRuWGhFNWVTVkQvMUFCK245CldzV3RFUjlXdHg5WjIvVjYvUzBrNWVsZHRlL1VSZVp0WHB4OW1uTWVOTHgwN3BkRVBHYkRpUUlYdExyVFFLQUEKTUFvR0NDcUdTTTQ5QkFNQ0EwZ0FNRVVDSVFEYVNjK3NxN2tYbWlCc3lvRVFHSjVZVmEyMS9nMlpKam1iakpzVwpWcktLdEFJZ1htK3JKR3BKSVBqbk5IWmE3QnZobDZoSTZWTnNxeDlFbDQ0d3pma1dkTlk9Ci0tLS0tRU5EIENFUlRJRklDQVRFIFJFUVVFU1QtLS0tLQo=";
+constexpr char kDevsCsr[] = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlIYU1JR0JBZ0VBTUI4eERUQUxCZ05WQkFvTUJHUmxkbk14RGpBTUJnTlZCQU1NQldGc2FXTmxNRmt3RXdZSApLb1pJemowQ0FRWUlLb1pJemowREFRY0RRZ0FFcnN0MWpwQ3F2dS9FNDRoeUJxWXV0NnAwa085R1R5MFFKM2lvCkd4NVJiRXpQeXM4MnIreUZvN095OXovbG5NcnRtMy84cHVrR3ExL3M5SUJpRWltb1hxQUFNQW9HQ0NxR1NNNDkKQkFNQ0EwZ0FNRVVDSVFEbjNvR3V1Q3VYaHNmTnM4dW5sRWM2UG9hTWQxdGNEd3VUR1pUYm0yUXFEUUlnZTR3ZAptUDBUM09rV2F6V0NkK2ppM0s4am5sNHlSRzdvNjN2K1YyWUlVRTQ9Ci0tLS0tRU5EIENFUlRJRklDQVRFIFJFUVVFU1QtLS0tLQo=";
+
+TEST(CertificateSubjectRestrictionTest, SystemMastersIsRefusedForTheClientSigner) {
+  registry::ResourceInfo info = Info("certificatesigningrequests");
+  info.group = "certificates.k8s.io";
+  auto csr = [&](const std::string& request, const std::string& signer) {
+    auto f = std::make_unique<Fixture>("certificatesigningrequests",
+                                       R"({"metadata":{"name":"c"},"spec":{}})");
+    f->a.resource = &info;
+    f->obj["spec"].as_object()["request"] = request;
+    f->obj["spec"].as_object()["signerName"] = signer;
+    return f;
+  };
+  CertificateSubjectRestriction p;
+  auto masters = csr(kMastersCsr, "kubernetes.io/kube-apiserver-client");
+  Status st = SyncWait(p.Validate(masters->a));
+  EXPECT_EQ(st.code(), 403);
+  EXPECT_EQ(st.message(), "certificatesigningrequests.certificates.k8s.io \"c\" is forbidden: use of "
+                          "kubernetes.io/kube-apiserver-client signer with system:masters group is not allowed");
+  EXPECT_TRUE(SyncWait(p.Validate(csr(kDevsCsr, "kubernetes.io/kube-apiserver-client")->a)).ok());
+  EXPECT_TRUE(SyncWait(p.Validate(csr(kMastersCsr, "example.com/other")->a)).ok());
+  auto garbage = csr("bm90IGEgY3Ny", "kubernetes.io/kube-apiserver-client");
+  EXPECT_NE(SyncWait(p.Validate(garbage->a)).message().find("failed to parse CSR"), std::string::npos);
+}
+
 TEST(BuildChainTest, DefaultPluginsInKubesOrderAndUnknownNamesRefused) {
   PluginDeps deps;
   deps.get = Accounts({});
@@ -264,7 +292,8 @@ TEST(BuildChainTest, DefaultPluginsInKubesOrderAndUnknownNamesRefused) {
   std::vector<std::string> names;
   for (const auto& p : built->chain->plugins()) names.push_back(p->Name());
   EXPECT_EQ(names, std::vector<std::string>({"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority",
-                                             "DefaultTolerationSeconds", "RuntimeClass", "DefaultIngressClass"}));
+                                             "DefaultTolerationSeconds", "RuntimeClass", "CertificateSubjectRestriction",
+                                             "DefaultIngressClass"}));
   auto with_off = BuildChain({"AlwaysPullImages", "AlwaysDeny"}, {}, deps);
   ASSERT_TRUE(with_off.ok());
   EXPECT_EQ(with_off->chain->plugins().back()->Name(), "AlwaysDeny");
