@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "api/apiextensions/custom_resource_strategy.h"
+#include "api/apiextensions/printer_columns.h"
 #include "apimachinery/errors.h"
 #include "registry/converting_store.h"
 #include "registry/scale_store.h"
@@ -95,6 +96,20 @@ bool VersionBefore(const std::string& a, const std::string& b) {
   if (x.major != y.major) return x.major > y.major;
   return x.minor > y.minor;
 }
+
+// A non-storage version: converted through the storage version's Store, printed with its own
+// additionalPrinterColumns.
+class CustomResourceVersionStore : public registry::ConvertingStore {
+ public:
+  CustomResourceVersionStore(registry::ResourceInfo info, std::shared_ptr<registry::Storage> inner,
+                             std::shared_ptr<const registry::VersionConverter> conv, const std::vector<PrinterColumn>& columns)
+      : ConvertingStore(std::move(info), std::move(inner), std::move(conv)), columns_(columns) {}
+  std::vector<registry::TableColumn> TableColumns() const override { return columns_.Columns(); }
+  boost::json::array TableCells(const registry::Object& obj) const override { return columns_.Cells(obj); }
+
+ private:
+  PrinterColumns columns_;
+};
 
 std::vector<std::string> SplitPath(const std::string& p) {
   std::vector<std::string> out;
@@ -252,7 +267,7 @@ StatusOr<ServedCustomResource> BuildCustomResource(const CustomResourceDeps& cde
       }
       auto conv = crd.conversion_strategy == "Webhook" ? MissingWebhookConverter()
                                                         : NoneConverter(crd.group + "/" + v.name, storage_api_version);
-      main = registry::WrapConverting(info, b.store, conv);
+      main = std::make_shared<CustomResourceVersionStore>(info, b.store, conv, v.columns);
       if (b.status && v.has_status) {
         registry::ResourceInfo si = info;
         si.subresource = "status";

@@ -322,6 +322,7 @@ TEST_F(CrdTest, VersionsWithConversionNone) {
   v2["name"] = "v2";
   v2["storage"] = false;
   v2.erase("subresources");
+  v2["additionalPrinterColumns"] = json::parse(R"([{"name":"Image","type":"string","jsonPath":".spec.image"}])").as_array();
   versions.push_back(v2);
   versions[0].as_object()["served"] = true;
   ASSERT_TRUE(env_.Create("customresourcedefinitions", crd).ok());
@@ -348,6 +349,11 @@ TEST_F(CrdTest, VersionsWithConversionNone) {
   ASSERT_TRUE(as_v1.ok());
   EXPECT_EQ((*as_v1)["apiVersion"].as_string(), "stable.example.com/v1");
   EXPECT_EQ((*as_v1)["spec"].at("image").as_string(), "nginx");
+  // Each version prints its own columns.
+  ASSERT_EQ(v2e->table->TableColumns().size(), 2u);
+  EXPECT_EQ(v2e->table->TableColumns()[1].name, "Image");
+  EXPECT_EQ(v2e->table->TableCells(*created)[1].as_string(), "nginx");
+  EXPECT_EQ(v1->table->TableColumns()[1].name, "Spec");
   auto listed = SyncWait(v2e->lister->List(Ns(), {}));
   ASSERT_TRUE(listed.ok());
   ASSERT_EQ(listed->items.size(), 1u);
