@@ -23,7 +23,8 @@ void TrackManagedFields(const StoreConfig& c, const Context& ctx, const Object* 
   mf::FieldManagerScope scope;
   scope.schema = c.schema;
   scope.api_version = c.info.group.empty() ? c.info.version : c.info.group + "/" + c.info.version;
-  scope.subresource = c.info.subresource;
+  // A subresource served through this Store (scale) names itself in the Context.
+  scope.subresource = c.info.subresource.empty() ? ctx.subresource : c.info.subresource;
   // The strategy already reset what this endpoint may not change; only the status subresource's
   // ownership is narrowed further, as kube's status strategies' reset fields do.
   scope.reset = c.info.subresource == "status" ? mf::ResetScope::kAllButStatus : mf::ResetScope::kNone;

@@ -175,6 +175,20 @@ TEST_F(ApplyTest, UpdatesAreRecordedAndConflictWithAppliers) {
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("conflict with \"kubectl-create\" using apps/v1"), std::string::npos) << r.err;
 
+  // The scale subresource writes through the Deployment and is recorded as such.
+  ASSERT_EQ(K({"scale", "deploy", "made", "--replicas=2"}).exit_code, 0);
+  bool scale_entry = false;
+  json::object scaled = GetJson("deploy/made");
+  ASSERT_TRUE(scaled.contains("metadata"));
+  for (const auto& e : scaled.at("metadata").at("managedFields").as_array()) {
+    if (e.as_object().contains("subresource") && e.at("subresource") == "scale") {
+      scale_entry = true;
+      EXPECT_EQ(e.at("operation"), "Update");
+      EXPECT_EQ(json::serialize(e.at("fieldsV1")), R"({"f:spec":{"f:replicas":{}}})");
+    }
+  }
+  EXPECT_TRUE(scale_entry);
+
   // kubectl shows managedFields only when asked.
   auto plain = K({"get", "deploy", "made", "-o", "yaml"});
   EXPECT_EQ(plain.out.find("managedFields"), std::string::npos);
