@@ -182,6 +182,38 @@ TEST_F(AuthzE2E, CanIWithJsonAndProtobufClients) {
   EXPECT_NE(list.out.find("configmaps"), std::string::npos) << list.out;
 }
 
+TEST_F(AuthzE2E, SubjectAccessReviewsAnswerForOtherUsers) {
+  auto post = [&](const std::string& path, const std::string& body) {
+    std::string req = "POST " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n"
+                      "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+    return RawHttps(server_->port(), {req}, server_->data_dir() + "/pki/admin.crt", server_->data_dir() + "/pki/admin.key")
+        .response;
+  };
+  auto sar = post("/apis/authorization.k8s.io/v1/subjectaccessreviews",
+                  R"({"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{"user":"someone",
+                      "groups":["system:authenticated"],"nonResourceAttributes":{"path":"/version","verb":"get"}}})");
+  EXPECT_EQ(HttpStatusOf(sar), 201) << sar;
+  EXPECT_NE(sar.find(R"("allowed":true)"), std::string::npos) << sar;
+  EXPECT_NE(sar.find(R"(RBAC: allowed by ClusterRoleBinding \"system:discovery\" of ClusterRole \"system:discovery\" to Group \"system:authenticated\")"),
+            std::string::npos)
+      << sar;
+  auto no = post("/apis/authorization.k8s.io/v1/subjectaccessreviews",
+                 R"({"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{"user":"someone",
+                     "resourceAttributes":{"verb":"delete","resource":"secrets","namespace":"default"}}})");
+  EXPECT_NE(no.find(R"("allowed":false)"), std::string::npos) << no;
+  auto invalid = post("/apis/authorization.k8s.io/v1/subjectaccessreviews",
+                      R"({"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{"resourceAttributes":{"verb":"get"}}})");
+  EXPECT_EQ(HttpStatusOf(invalid), 422) << invalid;
+  EXPECT_NE(invalid.find(R"(spec.user: Invalid value: \"\": at least one of user or group must be specified)"),
+            std::string::npos)
+      << invalid;
+  auto local = post("/apis/authorization.k8s.io/v1/namespaces/default/localsubjectaccessreviews",
+                    R"({"apiVersion":"authorization.k8s.io/v1","kind":"LocalSubjectAccessReview","metadata":{"namespace":"default"},
+                        "spec":{"user":"someone","resourceAttributes":{"verb":"get","resource":"pods","namespace":"other"}}})");
+  EXPECT_EQ(HttpStatusOf(local), 422) << local;
+  EXPECT_NE(local.find("must match metadata.namespace"), std::string::npos) << local;
+}
+
 TEST_F(AuthzE2E, AggregatedViewGainsLabelledRoles) {
   // view is the union of system:aggregate-to-view and any role labelled aggregate-to-view.
   EXPECT_TRUE(Eventually([&] {
