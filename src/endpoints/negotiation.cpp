@@ -140,7 +140,8 @@ StatusOr<BodyFormat> NegotiateBody(std::string_view content_type, bool protobuf,
     return am::NewUnsupportedMediaType({"application/json-patch+json", "application/merge-patch+json",
                                         "application/apply-patch+yaml", "application/strategic-merge-patch+json"});
   }
-  if (t == "application/json") return BodyFormat::kJson;
+  // No Content-Type: the first supported media type, JSON, as kube's NegotiateInputSerializer does.
+  if (t == "application/json" || t.empty()) return BodyFormat::kJson;
   if (t == "application/yaml") return BodyFormat::kYaml;
   if (t == "application/vnd.kubernetes.protobuf" && protobuf) return BodyFormat::kProtobuf;
   return am::NewUnsupportedMediaType(Accepted(protobuf));

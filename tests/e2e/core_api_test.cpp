@@ -35,7 +35,8 @@ class CoreApiTest : public ::testing::Test {
                          const std::string& content_type = "application/json") {
     std::string req = method + " " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n";
     if (!body.empty() || method == "POST" || method == "PUT" || method == "PATCH") {
-      req += "Content-Type: " + content_type + "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
+      if (!content_type.empty()) req += "Content-Type: " + content_type + "\r\n";
+      req += "Content-Length: " + std::to_string(body.size()) + "\r\n";
     }
     req += "\r\n" + body;
     return RawHttps(server_->port(), {req}, server_->data_dir() + "/pki/admin.crt", server_->data_dir() + "/pki/admin.key")
@@ -261,6 +262,10 @@ TEST_F(CoreApiTest, BadInputGetsClear4xx) {
   EXPECT_LT(HttpStatusOf(bad_patch), 500) << bad_patch;
   std::string bad_ct = Raw("PATCH", path + "/warned", "{}", "text/plain");
   EXPECT_EQ(HttpStatusOf(bad_ct), 415);
+  // A patch must name its type; a body without a Content-Type is read as JSON (kube's first media type).
+  EXPECT_EQ(HttpStatusOf(Raw("PATCH", path + "/warned", "{}", "")), 415);
+  std::string no_ct = Raw("POST", path, R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"no-content-type"}})", "");
+  EXPECT_EQ(HttpStatusOf(no_ct), 201) << no_ct;
   std::string bad_dry = Raw("POST", path + "?dryRun=Some", "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"d\"}}");
   EXPECT_EQ(HttpStatusOf(bad_dry), 422);
   EXPECT_NE(bad_dry.find("dryRun[0]: Unsupported value: \\\"Some\\\": supported values: \\\"All\\\""), std::string::npos)
