@@ -250,7 +250,7 @@ TEST(AuthzModesE2E, AlwaysAllowAndAlwaysDeny) {
   ASSERT_TRUE(deny.ok()) << deny.error();
   auto r = RawHttps(deny.port(), {"GET /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"});
   auto ready = RawHttps(deny.port(), {"GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"});
-  EXPECT_EQ(HttpStatusOf(ready.response), 200);
+  EXPECT_EQ(HttpStatusOf(ready.response), 200) << ready.response;
   EXPECT_EQ(HttpStatusOf(r.response), 403);
   EXPECT_NE(r.response.find("Everything is forbidden."), std::string::npos) << r.response;
   // The admin (system:masters) is allowed whatever the mode.
@@ -322,6 +322,30 @@ TEST(AuthzModesE2E, WebhookDecides) {
   EXPECT_EQ(HttpStatusOf(other.response), 403);
   EXPECT_NE(other.response.find("webhook says no"), std::string::npos) << other.response;
   EXPECT_GE(calls.load(), 2);
+}
+
+
+TEST(AuthzModesE2E, UnreachableWebhookWithoutAnAllowIsAnInternalError) {
+  // A webhook on a port nothing listens on: RBAC still allows what it allows (anonymous /readyz), and
+  // what no authorizer allows fails with kube's plain-text 500, not a 403.
+  authn::testing::TestCa ca;
+  std::string dir = MakeTempDir("capstan-authz-webhook-down");
+  {
+    std::ofstream ca_file(dir + "/ca.crt");
+    ca_file << ca.pem();
+    std::ofstream kc(dir + "/webhook.kubeconfig");
+    kc << "apiVersion: v1\nkind: Config\nclusters:\n- name: w\n  cluster:\n    server: https://127.0.0.1:1/authorize"
+       << "\n    certificate-authority: " << dir << "/ca.crt\nusers:\n- name: api\n  user: {}\ncontexts:\n- name: c\n"
+       << "  context:\n    cluster: w\n    user: api\ncurrent-context: c\n";
+  }
+  ServerProcess server({"--authorization-mode=Webhook,RBAC", "--authorization-webhook-config-file=" + dir + "/webhook.kubeconfig"});
+  ASSERT_TRUE(server.ok()) << server.error();
+  auto ready = RawHttps(server.port(), {"GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"});
+  EXPECT_EQ(HttpStatusOf(ready.response), 200) << ready.response;
+  auto cms = RawHttps(server.port(), {"GET /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"});
+  EXPECT_EQ(HttpStatusOf(cms.response), 500) << cms.response;
+  EXPECT_NE(cms.response.find("Internal Server Error: \"/api/v1/namespaces/default/configmaps\": "), std::string::npos)
+      << cms.response;
 }
 
 }  // namespace

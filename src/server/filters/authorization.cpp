@@ -1,6 +1,7 @@
 #include "server/filters/filters.h"
 #include "server/http/responses.h"
 #include "util/log.h"
+#include "util/strings.h"
 
 namespace capstan::server {
 
@@ -16,6 +17,14 @@ Handler WithAuthorization(Handler next, authz::Authorizer& authorizer) {
       ctx.authorization_decision = "allow";
       ctx.authorization_reason = r.reason;
       co_await next(ctx);
+      co_return;
+    }
+    if (!r.error.empty()) {
+      // An evaluation error with no Allow (an unreachable webhook): kube's InternalError, a plain-text
+      // 500, not a 403 the client would take as a decision.
+      ctx.authorization_reason = "internal error";  // kube's audit reason; no decision annotation
+      LogWarn("authorization failed", {{"user", ctx.user->name}, {"verb", attrs.verb}, {"error", r.error}});
+      co_await http::RespondText(ctx, "Internal Server Error: " + GoQuote(ctx.request.target) + ": " + r.error + "\n", 500);
       co_return;
     }
     ctx.authorization_decision = "forbid";
