@@ -57,7 +57,7 @@ TEST(KubeFlags, WellKnownFlagsHaveKubesKindsAndDefaults) {
       {"secure-port", FlagKind::kInt, "6443"},
       {"bind-address", FlagKind::kIP, "0.0.0.0"},
       {"advertise-address", FlagKind::kIP, ""},
-      {"authorization-mode", FlagKind::kStringSlice, "AlwaysAllow"},
+      {"authorization-mode", FlagKind::kStringSlice, "Node,RBAC"},  // Capstan's default (kube's is AlwaysAllow)
       {"enable-admission-plugins", FlagKind::kStringSlice, ""},
       {"disable-admission-plugins", FlagKind::kStringSlice, ""},
       {"service-cluster-ip-range", FlagKind::kCIDRList, ""},
