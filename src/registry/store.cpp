@@ -68,7 +68,7 @@ StatusOr<storage::Predicate> Store::PredicateFor(const ListOptions& opts, bool* 
   });
 }
 
-Status Store::Translate(const Status& st, const std::string& name) const {
+Status Store::Translate(const Status& st, const std::string& name, const char* verb) const {
   const am::GroupResource gr = c_.info.GroupResource();
   switch (st.storage_code()) {
     case StorageCode::kNone:
@@ -80,7 +80,7 @@ Status Store::Translate(const Status& st, const std::string& name) const {
     case StorageCode::kConflict:
       return am::NewConflict(gr, name, st.message());
     case StorageCode::kUnavailable:
-      return am::NewServerTimeout(gr, "get", 2);
+      return am::NewServerTimeout(gr, verb, 2);
     case StorageCode::kTooLarge:
       return Status(413, "RequestEntityTooLarge", "etcdserver: request is too large");
     case StorageCode::kCompacted:
@@ -160,7 +160,7 @@ Task<StatusOr<Object>> Store::Get(const Context& ctx, const std::string& name, c
   storage::GetOptions g;
   g.resource_version = opts.resource_version;
   auto r = co_await c_.storage->Get(*key, g);
-  if (!r.ok()) co_return Translate(r.status(), name);
+  if (!r.ok()) co_return Translate(r.status(), name, "get");
   co_return r;
 }
 
@@ -180,7 +180,7 @@ Task<StatusOr<ObjectList>> Store::List(const Context& ctx, const ListOptions& op
   lo.limit = opts.limit;
   lo.continue_token = opts.continue_token;
   auto r = co_await c_.storage->GetList(ListKey(ctx), lo);
-  if (!r.ok()) co_return Translate(r.status(), "");
+  if (!r.ok()) co_return Translate(r.status(), "", "list");
   ObjectList out;
   out.items = std::move(r->items);
   out.serialized_items = std::move(r->serialized);
@@ -249,7 +249,7 @@ Task<StatusOr<std::unique_ptr<WatchStream>>> Store::Watch(const Context& ctx, co
   wo.send_initial_events = opts.send_initial_events;
   if (opts.timeout_seconds && *opts.timeout_seconds > 0) wo.timeout = std::chrono::seconds(*opts.timeout_seconds);
   auto w = c_.storage->Watch(ListKey(ctx), wo);
-  if (!w.ok()) co_return Translate(w.status(), "");
+  if (!w.ok()) co_return Translate(w.status(), "", "watch");
   co_return std::unique_ptr<WatchStream>(std::make_unique<StoreWatch>(std::move(*w), c_.info));
 }
 
@@ -281,7 +281,7 @@ Task<StatusOr<Object>> Store::Create(const Context& ctx, Object obj, const Creat
     if (generated && r.status().IsStorage(StorageCode::kKeyExists)) {
       co_return am::NewGenerateNameConflict(c_.info.GroupResource(), name, 1);
     }
-    co_return Translate(r.status(), name);
+    co_return Translate(r.status(), name, "create");
   }
 }
 

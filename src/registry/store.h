@@ -75,7 +75,9 @@ class Store : public Patcher,
   StatusOr<storage::Predicate> PredicateFor(const ListOptions& opts, bool* empty,
                                             std::shared_ptr<const storage::Selection>* selection = nullptr) const;
   // Storage errors → API errors naming this resource.
-  Status Translate(const Status& st, const std::string& name) const;
+  // A storage error as kube's storeerr.Interpret*Error gives it for `verb` (get, list, watch, create,
+  // update, delete): not found, already exists, conflict, server timeout, ...
+  Status Translate(const Status& st, const std::string& name, const char* verb) const;
 
  protected:
   // Prepares and validates a new object (kube's rest.BeforeCreate).

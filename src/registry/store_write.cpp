@@ -66,7 +66,7 @@ Task<StatusOr<Object>> Store::DeleteIfFinalized(const std::string& key, Object o
     if (deleted.status().IsStorage(StorageCode::kConflict) || deleted.status().IsStorage(StorageCode::kKeyNotFound)) {
       co_return obj;
     }
-    co_return Translate(deleted.status(), std::string(am::GetName(obj)));
+    co_return Translate(deleted.status(), std::string(am::GetName(obj)), "delete");
   }
   co_return std::move(*deleted);
 }
@@ -120,13 +120,13 @@ Task<StatusOr<UpdateOutcome>> Store::Update(const Context& ctx, const std::strin
     storage::GetOptions g;
     g.ignore_not_found = true;
     auto existing = co_await c_.storage->Get(*key, g);
-    if (!existing.ok()) co_return Translate(existing.status(), name);
+    if (!existing.ok()) co_return Translate(existing.status(), name, "update");
     auto r = co_await try_update(existing->empty() ? nullptr : &*existing);
     if (!r.ok()) co_return r.TakeStatus();
     co_return UpdateOutcome{std::move(r->object), created};
   }
   auto r = co_await c_.storage->GuaranteedUpdate(*key, {}, s.AllowCreateOnUpdate(), try_update);
-  if (!r.ok()) co_return Translate(r.status(), name);
+  if (!r.ok()) co_return Translate(r.status(), name, "update");
   if (created) co_return UpdateOutcome{std::move(*r), true};
   // The update removed the last finalizer of an object being deleted: the deletion completes now.
   auto final = co_await DeleteIfFinalized(*key, std::move(*r));
@@ -202,7 +202,7 @@ Task<StatusOr<DeleteOutcome>> Store::Delete(const Context& ctx, const std::strin
   }
   const bool dry_run = ctx.dry_run || opts.dry_run;
   auto existing = co_await c_.storage->Get(*key, {});
-  if (!existing.ok()) co_return Translate(existing.status(), name);
+  if (!existing.ok()) co_return Translate(existing.status(), name, "delete");
   storage::Preconditions pre;
   if (opts.precondition_uid) pre.uid = opts.precondition_uid;
   if (opts.precondition_resource_version) pre.resource_version = opts.precondition_resource_version;
@@ -254,7 +254,7 @@ Task<StatusOr<DeleteOutcome>> Store::Delete(const Context& ctx, const std::strin
         co_return DeleteOutcome{std::move(r->object), false};
       }
       auto updated = co_await c_.storage->GuaranteedUpdate(*key, pre, false, mark);
-      if (!updated.ok()) co_return Translate(updated.status(), name);
+      if (!updated.ok()) co_return Translate(updated.status(), name, "delete");
       if (!am::GetFinalizers(*updated).empty() || graceful) co_return DeleteOutcome{std::move(*updated), false};
       existing = std::move(*updated);
       pre.resource_version = std::string(am::GetResourceVersion(*existing));
@@ -266,7 +266,7 @@ Task<StatusOr<DeleteOutcome>> Store::Delete(const Context& ctx, const std::strin
     deleted = std::move(*existing);
   } else {
     auto r = co_await c_.storage->Delete(*key, pre, nullptr);
-    if (!r.ok()) co_return Translate(r.status(), name);
+    if (!r.ok()) co_return Translate(r.status(), name, "delete");
     deleted = std::move(*r);
   }
   if (c_.return_deleted_object) co_return DeleteOutcome{std::move(deleted), true};

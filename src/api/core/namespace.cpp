@@ -156,7 +156,7 @@ class NamespaceStore : public registry::OwningStore {
     auto key = KeyFor(ctx, name);
     if (!key.ok()) co_return key.TakeStatus();
     auto existing = co_await c_.storage->Get(*key, {});
-    if (!existing.ok()) co_return Translate(existing.status(), name);
+    if (!existing.ok()) co_return Translate(existing.status(), name, "delete");
     if (opts.precondition_uid && *opts.precondition_uid != am::GetUid(*existing)) {
       co_return am::NewConflict(c_.info.GroupResource(), name,
                                 "Precondition failed: UID in precondition: " + *opts.precondition_uid +
@@ -198,7 +198,7 @@ class NamespaceStore : public registry::OwningStore {
       pre.uid = opts.precondition_uid;
       pre.resource_version = opts.precondition_resource_version;
       auto updated = co_await c_.storage->GuaranteedUpdate(*key, pre, false, mark);
-      if (!updated.ok()) co_return Translate(updated.status(), name);
+      if (!updated.ok()) co_return Translate(updated.status(), name, "delete");
       co_return registry::DeleteOutcome{std::move(*updated), false};
     }
     if (!SpecFinalizers(*existing).empty()) co_return registry::DeleteOutcome{std::move(*existing), false};

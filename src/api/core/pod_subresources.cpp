@@ -151,7 +151,7 @@ class BindingStore : public registry::Creater {
       auto r = co_await pods_->config().storage->GuaranteedUpdate(*key, pre, false, assign);
       if (!r.ok()) {
         Status st = r.TakeStatus();
-        if (st.storage_code() != StorageCode::kNone) co_return pods_->Translate(st, name);
+        if (st.storage_code() != StorageCode::kNone) co_return pods_->Translate(st, name, "create");
         co_return st;
       }
     }
