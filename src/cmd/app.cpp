@@ -63,6 +63,9 @@ struct App::State {
   server::Router router;
   std::unique_ptr<server::HttpServer> http;
   std::atomic<bool> shutting_down{false};
+  // Set once every watch cache has had its first list: like kube's post-start hooks, the check then
+  // stays passed (caches created later, for a new CRD or a lazily used resource, must not flip readiness).
+  std::atomic<bool> storage_ready{false};
 
   std::unique_ptr<storage::Backend> backend;
   // Encryption at rest, health checks and the etcd compactor for `backend`; destroyed before it.
@@ -317,7 +320,13 @@ Status App::Start() {
   s.health.Add("log", []() -> Task<Status> { co_return Status(); });
   s.storage->AddHealthChecks(s.health, *s.backend);
   s.health.Add(
-      "poststarthook/storage-readiness", [&s]() -> Task<Status> { co_return s.caches->Ready(); },
+      "poststarthook/storage-readiness",
+      [&s]() -> Task<Status> {
+        if (s.storage_ready.load()) co_return Status();
+        Status st = s.caches->Ready();
+        if (st.ok()) s.storage_ready = true;
+        co_return st;
+      },
       server::HealthChecks::kReadyz);
   s.health.Add(
       "shutdown",
