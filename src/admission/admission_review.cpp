@@ -4,6 +4,7 @@
 
 #include "apimachinery/json_parse.h"
 #include "apimachinery/status_json.h"
+#include "apimachinery/user_info_json.h"
 #include "util/strings.h"
 
 namespace capstan::admission {
@@ -11,27 +12,6 @@ namespace capstan::admission {
 namespace json = boost::json;
 
 namespace {
-
-json::object UserJson(const UserInfo& u) {
-  json::object o;
-  if (!u.name.empty()) o["username"] = u.name;
-  if (!u.uid.empty()) o["uid"] = u.uid;
-  if (!u.groups.empty()) {
-    json::array g;
-    for (const auto& x : u.groups) g.emplace_back(x);
-    o["groups"] = std::move(g);
-  }
-  if (!u.extra.empty()) {
-    json::object ex;
-    for (const auto& [k, vals] : u.extra) {
-      json::array a;
-      for (const auto& v : vals) a.emplace_back(v);
-      ex[k] = std::move(a);
-    }
-    o["extra"] = std::move(ex);
-  }
-  return o;
-}
 
 std::string Str(const json::object& o, std::string_view key) {
   const json::value* v = o.if_contains(key);
@@ -63,7 +43,7 @@ json::object MakeReview(const Attributes& a, const std::string& uid, const regis
   if (!a.name.empty()) req["name"] = a.name;
   if (!a.namespace_.empty()) req["namespace"] = a.namespace_;
   req["operation"] = a.operation;
-  req["userInfo"] = a.user ? UserJson(*a.user) : json::object();
+  req["userInfo"] = a.user ? apimachinery::UserInfoToJson(*a.user) : json::object();
   req["object"] = object ? json::value(*object) : json::value(nullptr);
   req["oldObject"] = a.old_object && a.operation != "CREATE" ? json::value(*a.old_object) : json::value(nullptr);
   req["dryRun"] = a.dry_run;

@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include "apimachinery/user_info_json.h"
 #include "apimachinery/json_write.h"
 
 namespace capstan::audit {
@@ -10,27 +11,6 @@ namespace json = boost::json;
 namespace am = capstan::apimachinery;
 
 namespace {
-
-json::object UserJson(const UserInfo& u) {
-  json::object o;
-  if (!u.name.empty()) o["username"] = u.name;
-  if (!u.uid.empty()) o["uid"] = u.uid;
-  if (!u.groups.empty()) {
-    json::array g;
-    for (const auto& x : u.groups) g.emplace_back(x);
-    o["groups"] = std::move(g);
-  }
-  if (!u.extra.empty()) {
-    json::object ex;
-    for (const auto& [k, vals] : u.extra) {
-      json::array a;
-      for (const auto& v : vals) a.emplace_back(v);
-      ex[k] = std::move(a);
-    }
-    o["extra"] = std::move(ex);
-  }
-  return o;
-}
 
 void PutIf(json::object& o, std::string_view key, const std::string& v) {
   if (!v.empty()) o[key] = v;
@@ -100,8 +80,8 @@ json::object EventToJson(const Event& e) {
   o["stage"] = std::string(StageName(e.stage));
   o["requestURI"] = e.request_uri;
   o["verb"] = e.verb;
-  o["user"] = UserJson(e.user);
-  if (e.impersonated_user) o["impersonatedUser"] = UserJson(*e.impersonated_user);
+  o["user"] = am::UserInfoToJson(e.user);
+  if (e.impersonated_user) o["impersonatedUser"] = am::UserInfoToJson(*e.impersonated_user);
   if (!e.source_ips.empty()) {
     json::array a;
     for (const auto& ip : e.source_ips) a.emplace_back(ip);

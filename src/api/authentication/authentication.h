@@ -38,8 +38,4 @@ std::vector<registry::RestResource> Install(const registry::GroupDeps& deps, Aut
 std::vector<registry::RestResource> TokenReviews(const registry::GroupDeps& deps, AuthenticationApiOptions opts);
 std::vector<registry::RestResource> SelfSubjectReviews(const registry::GroupDeps& deps);
 
-// The authentication.k8s.io/v1 UserInfo JSON of a user: {"username","uid","groups","extra"} without
-// empty fields.
-boost::json::object UserInfoJson(const UserInfo& user);
-
 }  // namespace capstan::api::authentication

@@ -7,6 +7,7 @@
 #include "api/common.h"
 #include "apimachinery/errors.h"
 #include "apimachinery/time_util.h"
+#include "apimachinery/user_info_json.h"
 
 namespace capstan::api::authentication {
 
@@ -30,7 +31,7 @@ class SelfSubjectReviewStore : public registry::Creater {
     md["creationTimestamp"] = am::FormatRfc3339(am::Timestamp::FromTimePoint(clock_->Now()));
     out["metadata"] = std::move(md);
     json::object status;
-    status["userInfo"] = UserInfoJson(*ctx.user);
+    status["userInfo"] = apimachinery::UserInfoToJson(*ctx.user);
     out["status"] = std::move(status);
     co_return out;
   }

@@ -4,32 +4,13 @@
 #include "api/authentication/authentication.h"
 #include "api/common.h"
 #include "apimachinery/errors.h"
+#include "apimachinery/user_info_json.h"
 
 namespace capstan::api::authentication {
 
 namespace json = boost::json;
 namespace am = capstan::apimachinery;
 
-boost::json::object UserInfoJson(const UserInfo& user) {
-  json::object u;
-  if (!user.name.empty()) u["username"] = user.name;
-  if (!user.uid.empty()) u["uid"] = user.uid;
-  if (!user.groups.empty()) {
-    json::array g;
-    for (const auto& x : user.groups) g.emplace_back(x);
-    u["groups"] = std::move(g);
-  }
-  if (!user.extra.empty()) {
-    json::object e;
-    for (const auto& [k, vals] : user.extra) {
-      json::array a;
-      for (const auto& v : vals) a.emplace_back(v);
-      e[k] = std::move(a);
-    }
-    u["extra"] = std::move(e);
-  }
-  return u;
-}
 
 namespace {
 
@@ -63,7 +44,7 @@ class TokenReviewStore : public registry::Creater {
       }
       if (!intersects) co_return am::NewInternalError("error validating audiences");
       status["authenticated"] = true;
-      status["user"] = UserInfoJson(r->user);
+      status["user"] = am::UserInfoToJson(r->user);
       if (!r->audiences.empty()) {
         json::array a;
         for (const auto& x : r->audiences) a.emplace_back(x);
