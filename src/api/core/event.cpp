@@ -2,6 +2,7 @@
 // validation, the involvedObject field selectors `kubectl describe` uses, and the event printer.
 #include "api/common.h"
 #include "api/core/core.h"
+#include "api/core/event_fields.h"
 #include "apimachinery/object_meta.h"
 #include "apimachinery/validation.h"
 #include "util/strings.h"
@@ -59,24 +60,9 @@ class EventStrategy : public registry::DefaultStrategy {
     return errs;
   }
 
-  std::vector<std::string> SelectableFieldNames() const override {
-    return {"metadata.name", "metadata.namespace", "involvedObject.kind", "involvedObject.namespace",
-            "involvedObject.name", "involvedObject.uid", "involvedObject.apiVersion",
-            "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason", "reportingComponent", "source",
-            "type"};
-  }
+  std::vector<std::string> SelectableFieldNames() const override { return EventSelectableFieldNames(); }
   am::FieldSet SelectableFields(const Object& e) const override {
-    am::FieldSet f = DefaultStrategy::SelectableFields(e);
-    for (const char* k : {"kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath"}) {
-      f[std::string("involvedObject.") + k] = Str(PathAt(e, {"involvedObject", k}));
-    }
-    f["reason"] = StringAt(e, "reason");
-    f["reportingComponent"] = StringAt(e, "reportingComponent");
-    std::string source = Str(PathAt(e, {"source", "component"}));
-    if (source.empty()) source = StringAt(e, "reportingComponent");
-    f["source"] = source;
-    f["type"] = StringAt(e, "type");
-    return f;
+    return EventSelectableFields(e, DefaultStrategy::SelectableFields(e));
   }
 
   std::vector<registry::TableColumn> TableColumns() const override {

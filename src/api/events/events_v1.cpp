@@ -6,6 +6,7 @@
 // ConvertingStore serves it as events.k8s.io/v1; tables come from core's event printer.
 #include "api/common.h"
 #include "api/core/core.h"
+#include "api/core/event_fields.h"
 #include "api/events/event_conversion.h"
 #include "api/events/events.h"
 #include "api/networking/validators.h"
@@ -148,24 +149,9 @@ class EventsV1Strategy : public registry::DefaultStrategy {
   // The stored (core) form's selectable fields, as core/v1's event strategy has them: the watch cache
   // of <prefix>/events is shared with core/v1, and events.k8s.io's field names are converted to these
   // by EventsV1Store (kube's field label conversion) before they reach the Store.
-  std::vector<std::string> SelectableFieldNames() const override {
-    return {"metadata.name", "metadata.namespace", "involvedObject.kind", "involvedObject.namespace",
-            "involvedObject.name", "involvedObject.uid", "involvedObject.apiVersion",
-            "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason", "reportingComponent", "source",
-            "type"};
-  }
+  std::vector<std::string> SelectableFieldNames() const override { return core::EventSelectableFieldNames(); }
   am::FieldSet SelectableFields(const Object& e) const override {
-    am::FieldSet f = DefaultStrategy::SelectableFields(e);
-    for (const char* k : {"kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath"}) {
-      f[std::string("involvedObject.") + k] = Str(PathAt(e, {"involvedObject", k}));
-    }
-    f["reason"] = StringAt(e, "reason");
-    f["reportingComponent"] = StringAt(e, "reportingComponent");
-    std::string source = Str(PathAt(e, {"source", "component"}));
-    if (source.empty()) source = StringAt(e, "reportingComponent");
-    f["source"] = source;
-    f["type"] = StringAt(e, "type");
-    return f;
+    return core::EventSelectableFields(e, DefaultStrategy::SelectableFields(e));
   }
 
   std::vector<registry::TableColumn> TableColumns() const override {
