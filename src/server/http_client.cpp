@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "server/asio_await.h"
 #include "server/http_client_response.h"
 #include "util/log.h"
 #include "util/strings.h"
@@ -27,37 +28,6 @@ using tcp = asio::ip::tcp;
 using boost::system::error_code;
 
 namespace {
-
-class EngineExecutor : public Executor {
- public:
-  explicit EngineExecutor(asio::io_context& ioc) : ioc_(ioc) {}
-  void Post(std::function<void()> fn) override { asio::post(ioc_, std::move(fn)); }
-
- private:
-  asio::io_context& ioc_;
-};
-
-// Awaits an Asio operation started by init(handler); handlers run on the engine thread, which is where
-// the exchange coroutine runs, so resuming inline is safe.
-template <class Init>
-struct AsioOp {
-  Init init;
-  error_code ec;
-  size_t n = 0;
-  bool await_ready() noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> h) {
-    init([this, h](error_code e, size_t k = 0) {
-      ec = e;
-      n = k;
-      h.resume();
-    });
-  }
-  std::pair<error_code, size_t> await_resume() { return {ec, n}; }
-};
-template <class Init>
-AsioOp<Init> AsioAwait(Init init) {
-  return AsioOp<Init>{std::move(init)};
-}
 
 std::string GoMethod(const std::string& m) {
   std::string out = ToLower(m);
@@ -98,7 +68,7 @@ struct Exchange;
 struct HttpClientEngine::Impl {
   HttpClientEngineOptions opts;
   asio::io_context ioc{1};
-  std::shared_ptr<EngineExecutor> executor = std::make_shared<EngineExecutor>(ioc);
+  std::shared_ptr<IoContextExecutor> executor = std::make_shared<IoContextExecutor>(ioc);
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
   std::thread thread;
   std::mutex mu;

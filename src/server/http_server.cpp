@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "server/asio_await.h"
 #include "server/http/responses.h"
 #include "util/log.h"
 
@@ -24,38 +25,6 @@ using tcp = asio::ip::tcp;
 using boost::system::error_code;
 
 namespace {
-
-class IoExecutor : public Executor {
- public:
-  explicit IoExecutor(asio::io_context& ioc) : ioc_(ioc) {}
-  void Post(std::function<void()> fn) override { asio::post(ioc_, std::move(fn)); }
-
- private:
-  asio::io_context& ioc_;
-};
-
-// Awaits an Asio operation started by init(handler) whose handler is (error_code) or (error_code, size_t).
-// Asio never calls a handler inline from its initiating function, and handlers run on the connection's
-// io_context thread, so resuming inline is safe.
-template <class Init>
-struct AsioOp {
-  Init init;
-  error_code ec;
-  size_t n = 0;
-  bool await_ready() noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> h) {
-    init([this, h](error_code e, size_t k = 0) {
-      ec = e;
-      n = k;
-      h.resume();
-    });
-  }
-  std::pair<error_code, size_t> await_resume() { return {ec, n}; }
-};
-template <class Init>
-AsioOp<Init> AsioAwait(Init init) {
-  return AsioOp<Init>{std::move(init)};
-}
 
 const char* ReasonPhrase(int code) {
   switch (code) {
@@ -182,7 +151,7 @@ class Connection : public http::ResponseWriter, public std::enable_shared_from_t
 
 struct IoThread {
   asio::io_context ioc{1};
-  std::shared_ptr<IoExecutor> executor = std::make_shared<IoExecutor>(ioc);
+  std::shared_ptr<IoContextExecutor> executor = std::make_shared<IoContextExecutor>(ioc);
   std::set<Connection*> connections;  // only touched on this thread
   std::thread thread;
 };
