@@ -229,8 +229,36 @@ bool EtcdCluster::Restart(int i, std::string* error) {
   return WaitHealthy(m, options_.start_timeout, error);
 }
 
+namespace {
+
+// True when every thread of `pid` is in the stopped state ('T' in /proc/<pid>/task/*/stat).
+bool AllThreadsStopped(pid_t pid) {
+  std::error_code ec;
+  const std::filesystem::path dir = "/proc/" + std::to_string(pid) + "/task";
+  bool any = false;
+  for (const auto& t : std::filesystem::directory_iterator(dir, ec)) {
+    std::ifstream in(t.path() / "stat");
+    std::string line;
+    if (!std::getline(in, line)) continue;  // the thread went away
+    auto paren = line.rfind(')');
+    if (paren == std::string::npos || paren + 2 >= line.size()) return false;
+    char state = line[paren + 2];
+    if (state != 'T' && state != 't') return false;
+    any = true;
+  }
+  return !ec && any;
+}
+
+}  // namespace
+
 void EtcdCluster::Pause(int i) {
-  if (members_[i].pid > 0) kill(members_[i].pid, SIGSTOP);
+  if (members_[i].pid <= 0) return;
+  kill(members_[i].pid, SIGSTOP);
+  // kill() only queues the stop: threads that are running finish what they do first, and on a loaded
+  // machine that can be a whole request. Return once every thread has stopped.
+  for (int n = 0; n < 2000 && !AllThreadsStopped(members_[i].pid); ++n) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
 }
 
 void EtcdCluster::Resume(int i) {
