@@ -10,6 +10,7 @@
 #include "admission/runtime_class.h"
 #include "admission/default_toleration_seconds.h"
 #include "admission/limit_ranger.h"
+#include "admission/pod_security_factory.h"
 #include "admission/priority.h"
 #include "admission/service_account.h"
 #include "admission/webhook_plugins.h"
@@ -73,6 +74,10 @@ StatusOr<ChainBuild> BuildChain(const std::vector<std::string>& enable, const st
       plugins.push_back(std::make_unique<LimitRanger>(deps.list));
     } else if (name == "Priority" && deps.get && deps.list) {
       plugins.push_back(std::make_unique<PriorityPlugin>(deps.get, deps.list));
+    } else if (name == "PodSecurity") {
+      auto ps = NewPodSecurityPlugin(deps);
+      if (!ps.ok()) return ps.status();
+      plugins.push_back(std::move(*ps));
     } else if (name == "CertificateSubjectRestriction") {
       plugins.push_back(std::make_unique<CertificateSubjectRestriction>());
     } else if (name == "AlwaysPullImages") {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "admission/admission_config.h"
 #include "admission/chain.h"
 #include "admission/namespace_lifecycle.h"
 #include "admission/webhook_caller.h"
@@ -29,6 +30,8 @@ struct PluginDeps {
   // plugins are reported as not implemented.
   std::shared_ptr<WebhookSource> webhook_source;
   WebhookCallerDeps webhook;
+  // --admission-control-config-file: each plugin's configuration (none: every plugin's defaults).
+  std::shared_ptr<const AdmissionConfig> config;
 };
 
 struct ChainBuild {

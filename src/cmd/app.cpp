@@ -243,6 +243,10 @@ Status App::Start() {
   pdeps.webhook.metrics = &s.metrics;
   pdeps.get = MakeObjectGetter(s.apis);
   pdeps.list = MakeObjectLister(s.apis);
+  // --admission-control-config-file: read once; each plugin gets its entry when it is built.
+  auto admission_config = admission::ReadAdmissionConfigFile(o.admission_control_config_file);
+  if (!admission_config.ok()) return admission_config.status();
+  pdeps.config = std::make_shared<const admission::AdmissionConfig>(std::move(*admission_config));
   auto admission_chain = admission::BuildChain(o.enable_admission_plugins, o.disable_admission_plugins, pdeps);
   if (!admission_chain.ok()) return admission_chain.status();
   s.admission = std::move(admission_chain->chain);

@@ -182,6 +182,8 @@ const std::map<std::string, Setter>& Setters() {
          for (auto& p : SplitList(v)) o.disable_admission_plugins.push_back(p);
          return Status();
        }},
+      {"admission-control-config-file",
+       [](Options& o, const std::string& v) { o.admission_control_config_file = v; return Status(); }},
       {"etcd-servers", [](Options& o, const std::string& v) { o.etcd_servers = SplitList(v); return Status(); }},
       {"etcd-prefix", [](Options& o, const std::string& v) { o.etcd_prefix = v; return Status(); }},
       {"etcd-cafile", [](Options& o, const std::string& v) { o.etcd_cafile = v; return Status(); }},

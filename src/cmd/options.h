@@ -54,6 +54,7 @@ struct Options {
   // Admission.
   std::vector<std::string> enable_admission_plugins;
   std::vector<std::string> disable_admission_plugins;
+  std::string admission_control_config_file;  // --admission-control-config-file (AdmissionConfiguration)
 
   // Auditing (cmd/audit_flags.cpp).
   AuditFlags audit;

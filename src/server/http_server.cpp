@@ -115,12 +115,16 @@ class Connection : public http::ResponseWriter, public std::enable_shared_from_t
   void StartBackgroundRead();
   void ArmTimer(std::chrono::steady_clock::duration d);
   void CancelTimer();
+  void StartTimer(std::chrono::steady_clock::time_point at);
+  void OnTimer();
   void CloseSocket();
   std::string Head(int status, const http::Headers& headers, bool keep_alive);
   Task<void> RespondParseError(int status, const std::string& msg);
 
   ssl::stream<tcp::socket> stream_;
   asio::steady_timer timer_;
+  std::chrono::steady_clock::time_point deadline_{};  // when the socket closes; {}: no deadline
+  std::chrono::steady_clock::time_point timer_at_{};  // when timer_ fires; {}: not waiting
   HttpServer::Impl& server_;
   IoThread& io_;
   http::RequestParser parser_;
@@ -191,14 +195,39 @@ Connection::~Connection() {
   server_.ConnectionClosed();
 }
 
+// The connection's deadline changes several times per request (idle, slow header, none while the
+// handler runs). Rather than cancel and re-arm the Asio timer each time, the timer is left running and
+// only moved earlier: when it fires it compares the clock with the current deadline and either closes
+// the socket, waits again for the rest, or stops when there is no deadline. On a keep-alive connection
+// this leaves no timer operation on the request path.
 void Connection::ArmTimer(std::chrono::steady_clock::duration d) {
-  timer_.expires_after(d);
-  timer_.async_wait([self = shared_from_this()](error_code ec) {
-    if (!ec) self->CloseSocket();
+  deadline_ = std::chrono::steady_clock::now() + d;
+  if (timer_at_ != std::chrono::steady_clock::time_point{} && timer_at_ <= deadline_) return;
+  StartTimer(deadline_);
+}
+
+void Connection::CancelTimer() { deadline_ = {}; }
+
+void Connection::StartTimer(std::chrono::steady_clock::time_point at) {
+  timer_at_ = at;
+  timer_.expires_at(at);
+  timer_.async_wait([weak = weak_from_this()](error_code ec) {
+    auto self = weak.lock();
+    if (self && !ec) self->OnTimer();
   });
 }
 
-void Connection::CancelTimer() { timer_.cancel(); }
+void Connection::OnTimer() {
+  const auto now = std::chrono::steady_clock::now();
+  if (now < timer_at_) return;  // an earlier wait that completed as it was replaced; the new one is pending
+  timer_at_ = {};
+  if (deadline_ == std::chrono::steady_clock::time_point{}) return;
+  if (now >= deadline_) {
+    CloseSocket();
+    return;
+  }
+  StartTimer(deadline_);
+}
 
 void Connection::CloseSocket() {
   if (closed_) return;

@@ -1,6 +1,6 @@
 // util/timer.h: delayed calls and coroutine sleeps without an event-loop dependency.
 //
-// One process-wide timer thread keeps a heap of deadlines. RunAfter() calls fn on that thread when
+// One process-wide timer thread keeps the deadlines in order. RunAfter() calls fn on that thread when
 // the delay passes (fn must be quick: typically it posts work to an executor). SleepFor() suspends a
 // coroutine and resumes it on the executor it was running on. A TimerHandle cancels its timer; after
 // Cancel() returns, fn is not running and will not run. Thread-safe.
