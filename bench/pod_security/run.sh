@@ -27,12 +27,12 @@ $K label namespace psa-baseline pod-security.kubernetes.io/enforce=baseline >/de
 for ns in psa-none psa-baseline; do
   until $K -n $ns get serviceaccount default >/dev/null 2>&1; do sleep 0.1; done
 done
-echo '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p-{n}"},"spec":{"containers":[{"name":"c","image":"nginx"}]}}' > "$D/pod.json"
-run() {
+run() {  # a body of its own per round: loadgen's {n} starts at 0 in every run
+  echo "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p-$3-{n}\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"nginx\"}]}}" > "$D/pod-$3.json"
   "$LOADGEN" --port "$PORT" --cert "$D/data/pki/admin.crt" --key "$D/data/pki/admin.key" --seconds "$SECS" \
-    --connections 1 --method POST --path "/api/v1/namespaces/$1/pods" --body-file "$D/pod.json" --label "$2"
+    --connections 1 --method POST --path "/api/v1/namespaces/$1/pods" --body-file "$D/pod-$3.json" --label "$2"
 }
 for r in $(seq 1 "$ROUNDS"); do
-  run psa-none "round $r: CREATE pod, namespace without labels (privileged)"
-  run psa-baseline "round $r: CREATE pod, namespace enforce=baseline"
+  run psa-none "round $r: CREATE pod, namespace without labels (privileged)" "$r"
+  run psa-baseline "round $r: CREATE pod, namespace enforce=baseline" "$r"
 done
