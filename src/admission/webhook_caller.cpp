@@ -33,7 +33,8 @@ const json::object* LabelsOf(const registry::Object* obj) {
   return labels && labels->is_object() ? &labels->as_object() : nullptr;
 }
 
-// The text Go's rest client gives for a non-2xx answer.
+}  // namespace
+
 std::string HttpErrorText(const http::ClientResponse& r) {
   auto v = am::ParseJsonValue(r.body);
   if (v.ok()) {
@@ -48,8 +49,6 @@ std::string HttpErrorText(const http::ClientResponse& r) {
   return "the server responded with the status code " + std::to_string(r.status) +
          " but did not return more information";
 }
-
-}  // namespace
 
 Status CallErrorToStatus(const Status& call_error) { return am::NewInternalError(call_error.message()); }
 

@@ -72,6 +72,10 @@ class WebhookCaller {
   CounterVec* fail_open_ = nullptr;    // apiserver_admission_webhook_fail_open_count
 };
 
+// The text Go's REST client gives for a non-2xx answer (the Status message it carries, else a
+// generic text); shared with the CRD conversion webhook client.
+std::string HttpErrorText(const http::ClientResponse& r);
+
 // kube's text for a call that failed, as an InternalError (failurePolicy Fail).
 Status CallErrorToStatus(const Status& call_error);
 

@@ -298,6 +298,9 @@ Status App::Start() {
                            [strategy](const storage::Object& obj) { return strategy->SelectableFields(obj); }, json);
     };
     co.deps.builtin = std::shared_ptr<const apimachinery::SchemaRegistry>(s.schemas.get(), [](const apimachinery::SchemaRegistry*) {});
+    // Conversion webhooks: the admission webhooks' HTTP client and service resolution.
+    co.deps.webhook.http = &s.audit->webhook_http();
+    co.deps.webhook.resolve_service = MakeServiceResolver(s.apis);
     s.crd_controller = std::make_unique<api::apiextensions::CrdController>(s.apis, s.crd_signal, std::move(co));
     s.crd_controller->Start();
   }

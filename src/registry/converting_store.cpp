@@ -81,6 +81,15 @@ Task<StatusOr<UpdateOutcome>> ConvertOutcome(const VersionConverter& conv, Statu
 
 }  // namespace
 
+Task<StatusOr<std::vector<Object>>> VersionConverter::FromStorageList(std::vector<Object> items) const {
+  for (auto& item : items) {
+    auto c = co_await FromStorage(std::move(item));
+    if (!c.ok()) co_return c.TakeStatus();
+    item = std::move(*c);
+  }
+  co_return items;
+}
+
 std::shared_ptr<const VersionConverter> MakeFunctionConverter(ConvertFn to_storage, ConvertFn from_storage) {
   return std::make_shared<FunctionConverter>(std::move(to_storage), std::move(from_storage));
 }
@@ -136,11 +145,9 @@ Task<StatusOr<ObjectList>> ConvertingStore::List(const Context& ctx, const ListO
   inner_opts.accept_serialized = false;
   auto r = co_await lister_->List(ctx, inner_opts);
   if (!r.ok()) co_return r.TakeStatus();
-  for (auto& item : r->items) {
-    auto c = co_await conv_->FromStorage(std::move(item));
-    if (!c.ok()) co_return c.TakeStatus();
-    item = std::move(*c);
-  }
+  auto items = co_await conv_->FromStorageList(std::move(r->items));
+  if (!items.ok()) co_return items.TakeStatus();
+  r->items = std::move(*items);
   co_return r;
 }
 

@@ -38,6 +38,9 @@ class VersionConverter {
   // For server-side printing, which cannot wait: the storage-version form of a served object when it
   // can be had at once; nullopt: the wrapped storage prints the served object as it is.
   virtual std::optional<Object> ToStorageNow(const Object& obj) const { return std::nullopt; }
+  // The items of a list → the served version; one by one unless a converter does better (a CRD
+  // conversion webhook converts a list in one call).
+  virtual Task<StatusOr<std::vector<Object>>> FromStorageList(std::vector<Object> items) const;
 };
 
 // A converter from two synchronous functions (built-in kinds: pure JSON rewrites).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "api/apiextensions/api_approval.h"
 #include "api/apiextensions/crd_types.h"
 #include "apimachinery/json_write.h"
 #include "apimachinery/object_meta.h"
@@ -194,6 +195,23 @@ StatusOr<bool> CrdController::ReconcileOnce() {
     return Str(Obj(&a, "metadata"), "creationTimestamp") < Str(Obj(&b, "metadata"), "creationTimestamp");
   });
   std::map<std::string, NameSets> used;  // by group: accepted names
+  // The built-in resources Capstan serves claim their names in their groups first: a CRD asking for
+  // one is refused in NamesAccepted rather than shadowing (or being shadowed by) the built-in.
+  std::map<std::string, NameSets> builtin;
+  for (const auto& [gv, entry] : snap->versions) {
+    for (const auto& [rname, r] : entry.resources) {
+      if (r.custom || !r.info.subresource.empty() || rname.find('/') != std::string::npos) continue;
+      NameSets& b = builtin[r.info.group];
+      b.resources.insert(r.info.resource);
+      if (!r.info.singular.empty()) b.resources.insert(r.info.singular);
+      for (const auto& sn : r.info.short_names) b.resources.insert(sn);
+      if (!r.info.kind.empty()) {
+        b.kinds.insert(r.info.kind);
+        b.kinds.insert(r.info.list_kind.empty() ? r.info.kind + "List" : r.info.list_kind);
+      }
+    }
+  }
+  for (const auto& [group, names] : builtin) used[group] = names;
   for (const auto& crd : items) {
     AddNames(used[Str(Obj(&crd, "spec"), "group")], ParseNames(Obj(Obj(&crd, "status"), "acceptedNames")));
   }
@@ -206,11 +224,13 @@ StatusOr<bool> CrdController::ReconcileOnce() {
     const std::string group = Str(Obj(&crd, "spec"), "group");
     Object desired = crd;
     ComputeNames(desired, used[group], now);
+    SetApiApprovalCondition(desired, now);
     AddNames(used[group], ParseNames(Obj(Obj(&desired, "status"), "acceptedNames")));
 
     // Serve under the accepted names.
     CrdNames accepted = ParseNames(Obj(Obj(&desired, "status"), "acceptedNames"));
-    if (!accepted.plural.empty() && !accepted.kind.empty()) {
+    const bool shadows_builtin = builtin.count(group) && builtin[group].resources.count(accepted.plural);
+    if (!accepted.plural.empty() && !accepted.kind.empty() && !shadows_builtin) {
       std::string key = std::string(am::GetUid(crd)) + "/" + std::to_string(am::GetGeneration(crd)) + "/" +
                         am::ToJson(json::value(NamesToJson(accepted)));
       auto it = served_.find(name);
@@ -228,6 +248,7 @@ StatusOr<bool> CrdController::ReconcileOnce() {
           s.terminating = built->terminating;
           for (const auto& v : ParseCrd(serving).versions) {
             if (v.served) s.versions.push_back(v.name);
+            if (v.served && v.storage) s.storage_version = v.name;
           }
           if (it != served_.end()) {
             // Versions no longer served go; the others are replaced in place.
@@ -293,7 +314,9 @@ StatusOr<bool> CrdController::Finalize(const Object& crd) {
   }
   auto it = served_.find(name);
   if (IsConditionTrue(crd, "Established") && it != served_.end() && !it->second.versions.empty()) {
-    const auto* cr = snap->FindResource(it->second.group, it->second.versions.front(), it->second.plural, "");
+    // The storage version when served (no conversion webhook in the way), else the first served.
+    const std::string& version = it->second.storage_version.empty() ? it->second.versions.front() : it->second.storage_version;
+    const auto* cr = snap->FindResource(it->second.group, version, it->second.plural, "");
     if (cr && cr->lister && cr->deleter) {
       auto items = SyncWait(cr->lister->List(MakeContext(), {}));
       if (!items.ok()) {

@@ -56,6 +56,7 @@ class CrdController {
     std::string key;  // uid, generation and accepted names: what the storages were built from
     std::string group, plural;
     std::vector<std::string> versions;
+    std::string storage_version;  // served: instances are deleted through it (no conversion)
     std::shared_ptr<std::atomic<bool>> terminating;
   };
   void Loop();

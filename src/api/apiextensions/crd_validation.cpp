@@ -1,5 +1,7 @@
 #include "api/apiextensions/crd_validation.h"
 
+#include "api/apiextensions/api_approval.h"
+
 #include <algorithm>
 #include <set>
 
@@ -479,6 +481,7 @@ ErrorList ValidateCrd(const Object& obj) {
   for (auto& e : ValidateSpec(obj)) errs.push_back(std::move(e));
   for (auto& e : ValidateCrdStatus(obj)) errs.push_back(std::move(e));
   for (auto& e : ValidateStoredVersions(obj)) errs.push_back(std::move(e));
+  for (auto& e : ValidateApiApproval(obj, nullptr)) errs.push_back(std::move(e));
   return errs;
 }
 
@@ -497,6 +500,7 @@ ErrorList ValidateCrdUpdate(const Object& obj, const Object& old) {
   immutable(crd.names.plural, prev.names.plural, p.Child("names").Child("plural"));
   for (auto& e : ValidateCrdStatus(obj)) errs.push_back(std::move(e));
   for (auto& e : ValidateStoredVersions(obj)) errs.push_back(std::move(e));
+  for (auto& e : ValidateApiApproval(obj, &old)) errs.push_back(std::move(e));
   return errs;
 }
 

@@ -1,7 +1,9 @@
 #include "api/apiextensions/custom_resource.h"
 
 #include <algorithm>
+#include <map>
 
+#include "api/apiextensions/custom_resource_conversion.h"
 #include "api/apiextensions/custom_resource_strategy.h"
 #include "api/apiextensions/printer_columns.h"
 #include "apimachinery/errors.h"
@@ -119,30 +121,6 @@ std::vector<std::string> SplitPath(const std::string& p) {
   return out;
 }
 
-// Conversion strategy None: only apiVersion changes.
-std::shared_ptr<const registry::VersionConverter> NoneConverter(const std::string& served_api_version,
-                                                                 const std::string& storage_api_version) {
-  auto rewrite = [](std::string to) {
-    return [to](registry::Object o) -> StatusOr<registry::Object> {
-      o["apiVersion"] = to;
-      return o;
-    };
-  };
-  return registry::MakeFunctionConverter(rewrite(storage_api_version), rewrite(served_api_version));
-}
-
-// Webhook conversion is not implemented: a needed conversion fails as kube's does when the webhook
-// cannot be reached (500, naming the object's group, version and kind).
-std::shared_ptr<const registry::VersionConverter> MissingWebhookConverter() {
-  auto fail = [](registry::Object o) -> StatusOr<registry::Object> {
-    std::string api_version = o.contains("apiVersion") && o["apiVersion"].is_string() ? std::string(o["apiVersion"].get_string()) : "";
-    std::string kind = o.contains("kind") && o["kind"].is_string() ? std::string(o["kind"].get_string()) : "";
-    return am::NewInternalError("conversion webhook for " + api_version + ", Kind=" + kind +
-                                " failed: conversion webhooks are not supported by this server yet");
-  };
-  return registry::MakeFunctionConverter(fail, fail);
-}
-
 // The Store of custom resources: creates are refused while the CRD is terminating.
 class CustomResourceStore : public registry::OwningStore {
  public:
@@ -197,19 +175,16 @@ StatusOr<ServedCustomResource> BuildCustomResource(const CustomResourceDeps& cde
   };
   // The Store of a version's strategy over the shared key root (objects in the storage version).
   const std::string key_root = deps.prefix + "/" + crd.group + "/" + crd.names.plural;
-  auto build = [&](const CrdVersion& v) -> StatusOr<Built> {
-    Built b;
+  // Every version's strategy: the storage version's Store uses its own; all of them prune and
+  // default objects in their version when converting.
+  std::map<std::string, std::shared_ptr<const CustomResourceStrategy>> strategies;
+  auto make_strategy = [&](const CrdVersion& v) -> StatusOr<std::shared_ptr<CustomResourceStrategy>> {
     std::shared_ptr<const am::Schema> schema;
     if (v.schema) {
       auto parsed = am::ParseSchema(*v.schema);
       if (!parsed.ok()) return parsed.status();
       schema = std::move(*parsed);
       keep->push_back(schema);
-    }
-    auto published = am::ParseSchema(PublishedSchema(crd, v), cdeps.builtin);
-    if (published.ok()) {
-      b.published = published->get();
-      keep->push_back(std::move(*published));
     }
     CustomResourceStrategy::Config sc;
     sc.namespaced = crd.Namespaced();
@@ -220,6 +195,22 @@ StatusOr<ServedCustomResource> BuildCustomResource(const CustomResourceDeps& cde
     sc.selectable_fields = v.selectable_fields;
     if (v.scale) sc.label_selector_path = v.scale->label_selector_path;
     auto strategy = std::make_shared<CustomResourceStrategy>(std::move(sc));
+    strategies[crd.group + "/" + v.name] = strategy;
+    return strategy;
+  };
+  for (const auto& v : crd.versions) {
+    auto st = make_strategy(v);
+    if (!st.ok()) return st.status();
+  }
+  auto build = [&](const CrdVersion& v) -> StatusOr<Built> {
+    Built b;
+    auto published = am::ParseSchema(PublishedSchema(crd, v), cdeps.builtin);
+    if (published.ok()) {
+      b.published = published->get();
+      keep->push_back(std::move(*published));
+    }
+    std::shared_ptr<const CustomResourceStrategy> strategy = strategies[crd.group + "/" + v.name];
+    const am::Schema* schema = strategy->schema();
     b.strategy = strategy;
     registry::StoreConfig c;
     c.info = info_for(v);
@@ -228,7 +219,7 @@ StatusOr<ServedCustomResource> BuildCustomResource(const CustomResourceDeps& cde
     if (deps.store_for) c.storage = deps.store_for(key_root, c.info, strategy);
     c.admission = deps.admission;
     c.clock = deps.clock;
-    c.schema = b.published ? b.published : schema.get();  // server-side apply's merge rules for managedFields (not normalized as Go)
+    c.schema = b.published ? b.published : schema;  // server-side apply's merge rules for managedFields (not normalized as Go)
     b.store = std::make_shared<CustomResourceStore>(c, strategy, out.terminating);
     if (v.has_status) {
       registry::StoreConfig stc = c;
@@ -246,27 +237,50 @@ StatusOr<ServedCustomResource> BuildCustomResource(const CustomResourceDeps& cde
   for (const auto& v : crd.versions) {
     if (v.served && (preferred.empty() || VersionBefore(v.name, preferred))) preferred = v.name;
   }
+  std::shared_ptr<const ConversionWebhook> webhook;
+  if (crd.conversion_strategy == "Webhook") {
+    webhook = std::make_shared<ConversionWebhook>(ParseConversionWebhook(crd_obj), cdeps.webhook);
+  }
+  bool any_defaults = false;
+  for (const auto& v : crd.versions) any_defaults = any_defaults || SchemaHasDefaults(v.schema);
+  auto converter_for = [&](const CrdVersion& v) {
+    CustomResourceConversion cc;
+    cc.served_api_version = crd.group + "/" + v.name;
+    cc.storage_api_version = storage_api_version;
+    cc.strategies = strategies;
+    cc.webhook = webhook;
+    return std::make_shared<CustomResourceConverter>(std::move(cc));
+  };
   for (const auto& v : crd.versions) {
     if (!v.served) continue;
     registry::ResourceInfo info = info_for(v);
     Built b;
     std::shared_ptr<registry::Storage> main;
     std::shared_ptr<registry::Storage> status;
-    if (&v == storage_version) {
+    if (&v == storage_version && !any_defaults) {
       b = *storage;
       main = b.store;
       status = b.status;
+    } else if (&v == storage_version) {
+      // Read through the converter for its defaulting (objects stored before a default existed).
+      b = *storage;
+      auto conv = converter_for(v);
+      main = std::make_shared<CustomResourceVersionStore>(info, b.store, conv, v.columns);
+      if (b.status) {
+        registry::ResourceInfo si = info;
+        si.subresource = "status";
+        status = registry::WrapConverting(si, b.status, conv);
+      }
     } else {
-      // Objects are stored, validated and pruned in the storage version (conversion None only
-      // rewrites apiVersion); this version brings its own published schema.
+      // Objects are stored and validated in the storage version, converted both ways; this version
+      // brings its own published schema.
       b = *storage;
       b.published = nullptr;
       if (auto published = am::ParseSchema(PublishedSchema(crd, v), cdeps.builtin); published.ok()) {
         b.published = published->get();
         keep->push_back(std::move(*published));
       }
-      auto conv = crd.conversion_strategy == "Webhook" ? MissingWebhookConverter()
-                                                        : NoneConverter(crd.group + "/" + v.name, storage_api_version);
+      auto conv = converter_for(v);
       main = std::make_shared<CustomResourceVersionStore>(info, b.store, conv, v.columns);
       if (b.status && v.has_status) {
         registry::ResourceInfo si = info;

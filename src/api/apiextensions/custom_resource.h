@@ -6,9 +6,12 @@
 // status and scale subresources the version declares.
 //
 // Objects live under <prefix>/<group>/<plural>/[<ns>/]<name> in the storage version; other versions
-// are served through a ConvertingStore whose conversion (strategy None) rewrites apiVersion. A
-// Webhook conversion is not implemented: such versions answer 503 with kube's conversion failure
-// text when a conversion is needed (500 "conversion webhook for <gvk> failed: ..."). Built once per CRD generation; immutable and thread-safe.
+// are served through a ConvertingStore whose CustomResourceConverter (custom_resource_conversion.h)
+// converts by the CRD's strategy (None rewrites apiVersion; Webhook posts ConversionReviews to the
+// CRD's conversion webhook) and prunes and defaults on read. When any version's schema declares
+// defaults, the storage version is served through one too, so objects stored before a default was
+// added read defaulted. Objects are validated in the storage version (after conversion). Built once
+// per CRD generation; immutable and thread-safe.
 #pragma once
 
 #include <atomic>
@@ -16,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "api/apiextensions/conversion_webhook.h"
 #include "api/apiextensions/crd_types.h"
 #include "apimachinery/schema.h"
 #include "apimachinery/schema_registry.h"
@@ -31,6 +35,7 @@ std::string DefinitionName(const std::string& group, const std::string& version,
 struct CustomResourceDeps {
   registry::GroupDeps deps;  // store / store_for, admission, clock, prefix
   std::shared_ptr<const apimachinery::SchemaRegistry> builtin;  // ObjectMeta for the published schema
+  ConversionWebhookDeps webhook;  // conversion strategy Webhook
 };
 
 struct ServedCustomResource {

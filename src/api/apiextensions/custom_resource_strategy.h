@@ -45,6 +45,7 @@ class CustomResourceStrategy : public registry::DefaultStrategy {
 
   // Prune, drop non-nullable nulls, default: what decoding does to a custom resource.
   void PruneAndDefault(Object& obj) const;
+  const apimachinery::Schema* schema() const { return c_.schema; }
   // Schema validation of the whole object.
   ErrorList ValidateSchema(const Object& obj) const;
 
