@@ -4,6 +4,11 @@
 #include <set>
 
 #include "admission/always_plugins.h"
+#include "admission/certificate_approval.h"
+#include "admission/certificate_signing.h"
+#include "admission/node_restriction.h"
+#include "admission/storage_object_in_use_protection.h"
+#include "admission/taint_nodes_by_condition.h"
 #include "admission/certificate_subject_restriction.h"
 #include "admission/default_ingress_class.h"
 #include "admission/default_storage_class.h"
@@ -78,6 +83,16 @@ StatusOr<ChainBuild> BuildChain(const std::vector<std::string>& enable, const st
       auto ps = NewPodSecurityPlugin(deps);
       if (!ps.ok()) return ps.status();
       plugins.push_back(std::move(*ps));
+    } else if (name == "NodeRestriction" && deps.get) {
+      plugins.push_back(std::make_unique<NodeRestriction>(deps.get));
+    } else if (name == "TaintNodesByCondition") {
+      plugins.push_back(std::make_unique<TaintNodesByCondition>());
+    } else if (name == "StorageObjectInUseProtection") {
+      plugins.push_back(std::make_unique<StorageObjectInUseProtection>());
+    } else if (name == "CertificateApproval" && deps.authorize) {
+      plugins.push_back(std::make_unique<CertificateApproval>(deps.authorize));
+    } else if (name == "CertificateSigning" && deps.authorize) {
+      plugins.push_back(std::make_unique<CertificateSigning>(deps.authorize));
     } else if (name == "CertificateSubjectRestriction") {
       plugins.push_back(std::make_unique<CertificateSubjectRestriction>());
     } else if (name == "AlwaysPullImages") {

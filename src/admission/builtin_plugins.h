@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "admission/admission_config.h"
+#include "admission/authorize.h"
 #include "admission/chain.h"
 #include "admission/namespace_lifecycle.h"
 #include "admission/webhook_caller.h"
@@ -30,6 +31,9 @@ struct PluginDeps {
   // plugins are reported as not implemented.
   std::shared_ptr<WebhookSource> webhook_source;
   WebhookCallerDeps webhook;
+  // The server's authorizer (CertificateApproval, CertificateSigning); none: those two are reported as
+  // not implemented.
+  AuthorizeFunc authorize;
   // --admission-control-config-file: each plugin's configuration (none: every plugin's defaults).
   std::shared_ptr<const AdmissionConfig> config;
 };

@@ -243,6 +243,21 @@ Status App::Start() {
   pdeps.webhook.metrics = &s.metrics;
   pdeps.get = MakeObjectGetter(s.apis);
   pdeps.list = MakeObjectLister(s.apis);
+  // CertificateApproval and CertificateSigning ask the server's authorizer about the signers resource.
+  pdeps.authorize = [&s](const UserInfo& user, const admission::AuthorizeRequest& r) -> Task<bool> {
+    authz::Attributes at;
+    at.user = user;
+    at.verb = r.verb;
+    at.resource_request = true;
+    at.namespace_ = r.namespace_;
+    at.api_group = r.api_group;
+    at.api_version = r.api_version;
+    at.resource = r.resource;
+    at.subresource = r.subresource;
+    at.name = r.name;
+    authz::Result res = co_await s.authorization->authorizer().Authorize(at);
+    co_return res.decision == authz::Decision::kAllow;
+  };
   // --admission-control-config-file: read once; each plugin gets its entry when it is built.
   auto admission_config = admission::ReadAdmissionConfigFile(o.admission_control_config_file);
   if (!admission_config.ok()) return admission_config.status();

@@ -5,6 +5,8 @@
 #include "controllers/bootstrap/token_cleaner.h"
 #include "controllers/rootcacert/publisher.h"
 #include "controllers/serviceaccount/serviceaccounts_controller.h"
+#include "controllers/volumeprotection/pv_protection_controller.h"
+#include "controllers/volumeprotection/pvc_protection_controller.h"
 #include "util/log.h"
 #include "util/strings.h"
 
@@ -54,6 +56,10 @@ std::vector<std::unique_ptr<Controller>> ControllerManager::MakeControllers() co
       out.push_back(std::make_unique<TokenCleaner>());
     } else if (name == kClusterRoleAggregationController) {
       out.push_back(std::make_unique<ClusterRoleAggregationController>());
+    } else if (name == kPvcProtectionController) {
+      out.push_back(std::make_unique<PvcProtectionController>());
+    } else if (name == kPvProtectionController) {
+      out.push_back(std::make_unique<PvProtectionController>());
     }
   }
   return out;

@@ -126,7 +126,8 @@ std::vector<std::string> DefaultControllerSelection() { return {"*", std::string
 const std::vector<std::string_view>& ImplementedControllers() {
   static const std::vector<std::string_view> kImplemented = {
       kNamespaceController, kGarbageCollectorController, kServiceAccountController,
-      kRootCACertificatePublisherController, kTokenCleanerController, "clusterrole-aggregation-controller"};
+      kRootCACertificatePublisherController, kTokenCleanerController, "clusterrole-aggregation-controller",
+      "persistentvolumeclaim-protection-controller", "persistentvolume-protection-controller"};
   return kImplemented;
 }
 

@@ -291,9 +291,9 @@ TEST(BuildChainTest, DefaultPluginsInKubesOrderAndUnknownNamesRefused) {
   ASSERT_TRUE(built.ok());
   std::vector<std::string> names;
   for (const auto& p : built->chain->plugins()) names.push_back(p->Name());
-  EXPECT_EQ(names, std::vector<std::string>({"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority",
-                                             "DefaultTolerationSeconds", "RuntimeClass", "CertificateSubjectRestriction",
-                                             "DefaultIngressClass"}));
+  EXPECT_EQ(names, std::vector<std::string>({"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "TaintNodesByCondition",
+                                             "Priority", "DefaultTolerationSeconds", "StorageObjectInUseProtection",
+                                             "RuntimeClass", "CertificateSubjectRestriction", "DefaultIngressClass"}));
   auto with_off = BuildChain({"AlwaysPullImages", "AlwaysDeny"}, {}, deps);
   ASSERT_TRUE(with_off.ok());
   EXPECT_EQ(with_off->chain->plugins().back()->Name(), "AlwaysDeny");

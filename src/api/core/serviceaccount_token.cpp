@@ -21,14 +21,17 @@ const am::GroupKind kTokenRequestKind{"authentication.k8s.io", "TokenRequest"};
 
 class TokenRequestStore : public registry::Creater {
  public:
-  TokenRequestStore(registry::ResourceInfo info, ServiceAccountTokenOptions opts, const Clock* clock)
-      : info_(std::move(info)), opts_(std::move(opts)), clock_(clock) {}
+  TokenRequestStore(registry::ResourceInfo info, ServiceAccountTokenOptions opts, const Clock* clock,
+                    registry::AdmissionHook* admission = nullptr)
+      : info_(std::move(info)), opts_(std::move(opts)), clock_(clock), admission_(admission) {}
   const registry::ResourceInfo& Info() const override { return info_; }
 
   Task<StatusOr<Object>> Create(const registry::Context& ctx, Object req, const registry::CreateOptions&) override {
     const std::string& ns = ctx.namespace_;
     const std::string& name = ctx.name;
     if (ns.empty()) co_return am::NewBadRequest("namespace is required");
+    // Mutating admission of the request as decoded (serviceaccounts/token CREATE), as kube's create handler.
+    CO_RETURN_IF_ERROR(co_await Admission(ctx, req, false));
     json::object& md = req["metadata"].is_object() ? req["metadata"].get_object() : (req["metadata"] = json::object()).get_object();
     std::string req_name = StringAt(md, "name");
     std::string req_ns = StringAt(md, "namespace");
@@ -83,6 +86,7 @@ class TokenRequestStore : public registry::Creater {
                                   "may not specify a duration larger than 2^32 seconds"));
     }
     if (!errs.empty()) co_return am::NewInvalid(kTokenRequestKind, "", errs);
+    CO_RETURN_IF_ERROR(co_await Admission(ctx, req, true));  // validating admission after static validation
 
     TokenClaimsSpec claims;
     claims.namespace_ = ns;
@@ -172,9 +176,27 @@ class TokenRequestStore : public registry::Creater {
  private:
   static std::string StrOf(const json::value* v) { return v && v->is_string() ? std::string(v->get_string()) : ""; }
 
+  Task<Status> Admission(const registry::Context& ctx, Object& req, bool validating) const {
+    if (!admission_) co_return Status();
+    registry::AdmissionAttributes a;
+    a.operation = "CREATE";
+    a.resource = &info_;
+    a.subresource = "token";
+    a.namespace_ = ctx.namespace_;
+    a.name = ctx.name;
+    a.object = &req;
+    a.user = ctx.user;
+    a.dry_run = ctx.dry_run;
+    if (!validating) co_return co_await admission_->Admit(a);
+    Object copy = req;
+    a.object = &copy;
+    co_return co_await admission_->Validate(a);
+  }
+
   registry::ResourceInfo info_;
   ServiceAccountTokenOptions opts_;
   const Clock* clock_;
+  registry::AdmissionHook* admission_ = nullptr;
 };
 
 }  // namespace
@@ -189,7 +211,7 @@ std::vector<registry::RestResource> ServiceAccountToken(const registry::GroupDep
   info.list_kind.clear();
   registry::RestResource r;
   r.info = info;
-  r.storage = std::make_shared<TokenRequestStore>(info, std::move(opts), deps.clock);
+  r.storage = std::make_shared<TokenRequestStore>(info, std::move(opts), deps.clock, deps.admission);
   r.schema = deps.schemas ? deps.schemas->Find(info.definition) : nullptr;
   r.preferred = true;
   return {std::move(r)};
