@@ -199,15 +199,18 @@ Task<PodSecurityPlugin::Decision> PodSecurityPlugin::DecidePod(const Attributes&
   Decision d;
   if (kIgnored.count(a.subresource)) co_return d;
   if (ExemptNamespace(a.namespace_)) {
+    metrics_.RecordExemption(a);
     d.annotations[kExempt] = "namespace";
     co_return d;
   }
   if (a.user && ExemptUser(a.user->name)) {
+    metrics_.RecordExemption(a);
     d.annotations[kExempt] = "user";
     co_return d;
   }
   auto ns = co_await deps_.namespace_lookup(a.namespace_);
   if (!ns.ok()) {
+    metrics_.RecordError(true, a);
     std::string msg = "failed to lookup namespace " + GoQuote(a.namespace_);
     d.status = am::NewInternalError(msg);
     d.annotations[kError] = "Internal error occurred: " + msg + ": " + ns.status().message();
@@ -216,15 +219,18 @@ Task<PodSecurityPlugin::Decision> PodSecurityPlugin::DecidePod(const Attributes&
   ErrorList errs;
   Policy policy = PolicyToEvaluate(LabelsOf(&*ns), config_.defaults, &errs);
   if (errs.empty() && policy.FullyPrivileged()) {
+    metrics_.RecordEvaluation("allow", policy.enforce, "enforce", a);
     d.annotations[kEnforcePolicy] = LevelVersion{Level::kPrivileged, Version::Latest()}.String();
     co_return d;
   }
   if (!a.object) {
+    metrics_.RecordError(true, a);
     d.status = am::NewBadRequest("failed to decode object");
     co_return d;
   }
   if (a.operation == "UPDATE") {
     if (!a.old_object) {
+      metrics_.RecordError(true, a);
       d.status = am::NewBadRequest("failed to decode old object");
       co_return d;
     }
@@ -239,15 +245,18 @@ Task<PodSecurityPlugin::Decision> PodSecurityPlugin::DecidePodController(const A
   Decision d;
   if (!a.subresource.empty()) co_return d;
   if (ExemptNamespace(a.namespace_)) {
+    metrics_.RecordExemption(a);
     d.annotations[kExempt] = "namespace";
     co_return d;
   }
   if (a.user && ExemptUser(a.user->name)) {
+    metrics_.RecordExemption(a);
     d.annotations[kExempt] = "user";
     co_return d;
   }
   auto ns = co_await deps_.namespace_lookup(a.namespace_);
   if (!ns.ok()) {
+    metrics_.RecordError(true, a);
     d.annotations[kError] = "failed to lookup namespace " + GoQuote(a.namespace_) + ": " + ns.status().message();
     co_return d;
   }
@@ -255,6 +264,7 @@ Task<PodSecurityPlugin::Decision> PodSecurityPlugin::DecidePodController(const A
   Policy policy = PolicyToEvaluate(LabelsOf(&*ns), config_.defaults, &errs);
   if (errs.empty() && policy.warn.level == Level::kPrivileged && policy.audit.level == Level::kPrivileged) co_return d;
   if (!a.object) {
+    metrics_.RecordError(true, a);
     d.annotations[kError] = "failed to decode object: no object";
     co_return d;
   }
@@ -281,10 +291,14 @@ PodSecurityPlugin::Decision PodSecurityPlugin::EvaluatePod(const Policy& policy,
                                                            const Attributes& a, bool enforce) const {
   Decision d;
   if (ExemptRuntimeClass(spec)) {
+    metrics_.RecordExemption(a);
     d.annotations[kExempt] = "runtimeClass";
     return d;
   }
-  if (!policy_errors.empty()) d.annotations[kError] = "Failed to parse policy: " + AggregateMessage(policy_errors);
+  if (!policy_errors.empty()) {
+    d.annotations[kError] = "Failed to parse policy: " + AggregateMessage(policy_errors);
+    metrics_.RecordError(false, a);
+  }
   std::map<LevelVersion, AggregateResult> cache;
   auto evaluate = [&](const LevelVersion& lv) -> const AggregateResult& {
     auto it = cache.find(lv);
@@ -297,16 +311,19 @@ PodSecurityPlugin::Decision PodSecurityPlugin::EvaluatePod(const Policy& policy,
     if (!r.allowed) {
       d.status = Forbidden(a, "violates PodSecurity " + GoQuote(policy.enforce.String()) + ": " + r.ForbiddenDetail());
     }
+    metrics_.RecordEvaluation(r.allowed ? "allow" : "deny", policy.enforce, "enforce", a);
   }
   const AggregateResult& audit = evaluate(policy.audit);
   if (!audit.allowed) {
     d.annotations[kAuditViolations] =
         "would violate PodSecurity " + GoQuote(policy.audit.String()) + ": " + audit.ForbiddenDetail();
+    metrics_.RecordEvaluation("deny", policy.audit, "audit", a);
   }
   if (d.status.ok()) {
     const AggregateResult& warn = evaluate(policy.warn);
     if (!warn.allowed) {
       d.warnings.push_back("would violate PodSecurity " + GoQuote(policy.warn.String()) + ": " + warn.ForbiddenDetail());
+      metrics_.RecordEvaluation("deny", policy.warn, "warn", a);
     }
   }
   return d;

@@ -26,6 +26,7 @@
 #include "admission/namespace_lifecycle.h"
 #include "admission/plugin.h"
 #include "admission/pod_security_config.h"
+#include "admission/pod_security_metrics.h"
 #include "audit/request_scope.h"
 
 namespace capstan::admission {
@@ -38,6 +39,7 @@ class PodSecurityPlugin : public Plugin {
     NamespaceLookup namespace_lookup;
     PodLister list_pods;                    // none: no existing-pod warnings
     audit::RequestScopes* scopes = nullptr;  // none: warnings and annotations are dropped
+    MetricsRegistry* metrics = nullptr;      // none: no pod_security_* metrics
   };
 
   // What the plugin decided about one request.
@@ -66,7 +68,8 @@ class PodSecurityPlugin : public Plugin {
   static constexpr size_t kMaxPodsToCheck = 3000;
 
  private:
-  PodSecurityPlugin(psa::PodSecurityConfig config, Deps deps) : config_(std::move(config)), deps_(std::move(deps)) {}
+  PodSecurityPlugin(psa::PodSecurityConfig config, Deps deps)
+      : config_(std::move(config)), deps_(std::move(deps)), metrics_(deps_.metrics) {}
 
   Task<Decision> DecideNamespace(const Attributes& a) const;
   Task<Decision> DecidePod(const Attributes& a) const;
@@ -81,6 +84,7 @@ class PodSecurityPlugin : public Plugin {
 
   psa::PodSecurityConfig config_;
   Deps deps_;
+  PodSecurityMetrics metrics_;
 };
 
 }  // namespace capstan::admission

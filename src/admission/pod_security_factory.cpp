@@ -22,6 +22,7 @@ StatusOr<std::unique_ptr<Plugin>> NewPodSecurityPlugin(const PluginDeps& deps) {
     };
   }
   pd.scopes = deps.webhook.scopes;
+  pd.metrics = deps.webhook.metrics;
   auto p = PodSecurityPlugin::Create(config, std::move(pd));
   if (!p.ok()) return p.status();
   return std::unique_ptr<Plugin>(std::move(*p));

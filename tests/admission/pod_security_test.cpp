@@ -39,6 +39,7 @@ struct Env {
     };
     d.list_pods = [this](const std::string&) -> Task<StatusOr<std::vector<registry::Object>>> { co_return pods; };
     d.scopes = &scopes;
+    d.metrics = &metrics;
     std::optional<json::value> cfg;
     if (config) cfg = json::parse(config);
     auto p = PodSecurityPlugin::Create(cfg, std::move(d));
@@ -63,6 +64,7 @@ struct Env {
   registry::Object namespace_;
   std::vector<registry::Object> pods;
   audit::RequestScopes scopes;
+  MetricsRegistry metrics;
   std::unique_ptr<PodSecurityPlugin> plugin;
   UserInfo user;
   registry::Object obj, old_obj;
@@ -237,6 +239,25 @@ TEST(PodSecurityPlugin, TighteningEnforceWarnsAboutExistingPods) {
   EXPECT_EQ(r.warnings[1],
             "p1 (and 2 other pods): privileged, allowPrivilegeEscalation != false, unrestricted capabilities, runAsNonRoot != true, seccompProfile");
   EXPECT_EQ(r.warnings[2], "q: allowPrivilegeEscalation != false, unrestricted capabilities, runAsNonRoot != true, seccompProfile");
+}
+
+TEST(PodSecurityPlugin, Metrics) {
+  Env env({{"pod-security.kubernetes.io/enforce", "restricted"}, {"pod-security.kubernetes.io/audit", "baseline"},
+           {"pod-security.kubernetes.io/audit-version", "v1.40"}});
+  env.Decide(kPods, kPrivilegedPod);
+  env.Decide(kPods, kRestrictedPod);
+  env.Decide(kPods, kRestrictedPod, "CREATE", nullptr, "elsewhere");  // namespace lookup fails
+  std::string text = env.metrics.Expose();
+  EXPECT_NE(text.find(R"(pod_security_evaluations_total{decision="deny",policy_level="restricted",policy_version="latest",mode="enforce",request_operation="create",resource="pod",subresource=""} 1)"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find(R"(pod_security_evaluations_total{decision="allow",policy_level="restricted",policy_version="latest",mode="enforce",request_operation="create",resource="pod",subresource=""} 1)"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find(R"(pod_security_evaluations_total{decision="deny",policy_level="baseline",policy_version="future",mode="audit",request_operation="create",resource="pod",subresource=""} 1)"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find(R"(pod_security_errors_total{fatal="true",request_operation="create",resource="pod",subresource=""} 1)"),
+            std::string::npos) << text;
+  EXPECT_EQ(PodSecurityMetrics::VersionLabel({psa::Level::kBaseline, psa::Version::V1(25)}), "v1.25");
+  EXPECT_EQ(PodSecurityMetrics::VersionLabel({psa::Level::kPrivileged, psa::Version::V1(99)}), "latest");
 }
 
 TEST(PodSecurityPlugin, BadConfigurationsAreStartErrors) {

@@ -42,7 +42,12 @@ class PodSecurityE2eTest : public ::testing::Test {
                                           "exemptions:\n  namespaces: [psa-exempt]\n  usernames: [exempt-user]\n";
     std::ofstream(*dir_ + "/admission.yaml") << "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\n"
                                                 "plugins:\n- name: PodSecurity\n  path: psa.yaml\n";
-    server_ = new ServerProcess({"--admission-control-config-file=" + *dir_ + "/admission.yaml"});
+    std::ofstream(*dir_ + "/audit-policy.yaml") << "apiVersion: audit.k8s.io/v1\nkind: Policy\n"
+                                                   "rules:\n- level: Metadata\n  resources:\n  - group: \"\"\n"
+                                                   "    resources: [pods]\n- level: None\n";
+    server_ = new ServerProcess({"--admission-control-config-file=" + *dir_ + "/admission.yaml",
+                                 "--audit-policy-file=" + *dir_ + "/audit-policy.yaml",
+                                 "--audit-log-path=" + *dir_ + "/audit.log"});
   }
   static void TearDownTestSuite() {
     delete server_;
@@ -154,6 +159,34 @@ TEST_F(PodSecurityE2eTest, ExemptionsFromTheConfigFile) {
   auto other = Kubectl({"create", "-f", "-", "--as=someone", "--as-group=system:masters"}, Pod("priv2", "psa-user", true));
   EXPECT_NE(other.exit_code, 0);
   EXPECT_TRUE(Contains(other.err, "violates PodSecurity \"baseline:latest\"")) << other.err;
+}
+
+TEST_F(PodSecurityE2eTest, AuditAnnotationsAndMetrics) {
+  Namespace("psa-a", {"pod-security.kubernetes.io/audit=restricted"});
+  auto r = Kubectl({"create", "-f", "-"}, Pod("audited", "psa-a", false));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(Contains(r.err, "Warning")) << r.err;  // audit only: nothing for the client
+  // The audit event of the create carries the violations and the enforced policy.
+  std::string line;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (line.empty() && std::chrono::steady_clock::now() < deadline) {
+    std::ifstream in(*dir_ + "/audit.log");
+    for (std::string l; std::getline(in, l);) {
+      if (Contains(l, "\"ResponseComplete\"") && Contains(l, "/namespaces/psa-a/pods") && Contains(l, "\"create\"")) line = l;
+    }
+    if (line.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_FALSE(line.empty()) << "no audit event for the create";
+  EXPECT_TRUE(Contains(line, "\"pod-security.kubernetes.io/enforce-policy\":\"privileged:latest\"")) << line;
+  EXPECT_TRUE(Contains(line, "\"pod-security.kubernetes.io/audit-violations\":\"would violate PodSecurity "
+                             "\\\"restricted:latest\\\": allowPrivilegeEscalation != false (container \\\"c\\\" must set "
+                             "securityContext.allowPrivilegeEscalation=false)"))
+      << line;
+  auto metrics = Kubectl({"get", "--raw", "/metrics"});
+  EXPECT_TRUE(Contains(metrics.out, "pod_security_evaluations_total{decision=\"deny\",policy_level=\"restricted\","
+                                    "policy_version=\"latest\",mode=\"audit\",request_operation=\"create\",resource=\"pod\","
+                                    "subresource=\"\"}"))
+      << metrics.out.substr(0, 2000);
 }
 
 TEST(PodSecurityConfigE2eTest, BadConfigFileStopsTheServer) {
