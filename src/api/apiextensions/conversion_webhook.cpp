@@ -70,6 +70,55 @@ StatusOr<am::StringPairs> StringMap(const json::value& v, std::string_view field
 
 }  // namespace
 
+StatusOr<std::vector<Object>> ParseConversionResponse(std::string_view body_text, const std::string& review_version,
+                                                     const std::string& uid, size_t expected, const std::string& gvk) {
+  const std::string prefix = "conversion webhook for " + gvk + " failed: ";
+  auto parsed = am::ParseJsonValue(body_text);
+  if (!parsed.ok()) return Fail(prefix + parsed.status().message());
+  if (!parsed->is_object()) return Fail(prefix + "json: cannot unmarshal " + (parsed->is_array() ? "array" : "value") +
+                                           " into Go value of type ConversionReview");
+  const json::object& body = parsed->get_object();
+  if (review_version == "v1") {
+    std::string got_av = Str(&body, "apiVersion"), got_kind = Str(&body, "kind");
+    if (got_av != "apiextensions.k8s.io/v1" || got_kind != "ConversionReview") {
+      std::string g, v = got_av;
+      if (size_t slash = got_av.find('/'); slash != std::string::npos) {
+        g = got_av.substr(0, slash);
+        v = got_av.substr(slash + 1);
+      }
+      return Fail(prefix + "expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got " + g +
+                     "/" + v + ", Kind=" + got_kind);
+    }
+  }
+  const json::object* response = Obj(&body, "response");
+  if (!response) return Fail(prefix + "no response provided");
+  if (review_version == "v1" && Str(response, "uid") != uid) {
+    return Fail(prefix + "expected response.uid=\"" + uid + "\", got \"" + Str(response, "uid") + "\"");
+  }
+  const json::object* result = Obj(response, "result");
+  std::string result_status = Str(result, "status");
+  if (result_status != "Success") {
+    std::string message = Str(result, "message");
+    if (!message.empty()) return Fail(prefix + message);
+    return Fail(prefix + "response.result.status was '" + result_status + "', not 'Success'");
+  }
+  std::vector<Object> out;
+  if (const json::value* co = response->if_contains("convertedObjects"); co && co->is_array()) {
+    for (const auto& x : co->get_array()) {
+      if (!x.is_object()) {
+        return Fail("conversion webhook for " + gvk + " returned invalid converted object at index " +
+                       std::to_string(out.size()) + ": Object 'Kind' is missing in '" + am::ToJson(x) + "'");
+      }
+      out.push_back(x.get_object());
+    }
+  }
+  if (out.size() != expected) {
+    return Fail("conversion webhook for " + gvk + " returned " + std::to_string(out.size()) + " objects, expected " +
+                   std::to_string(expected));
+  }
+  return out;
+}
+
 ConversionWebhookConfig ParseConversionWebhook(const Object& crd) {
   ConversionWebhookConfig c;
   c.crd_name = std::string(am::GetName(crd));
@@ -170,50 +219,7 @@ Task<StatusOr<std::vector<Object>>> ConversionWebhook::Post(const std::vector<co
   auto resp = co_await (*client)->Do(std::move(req));
   if (!resp.ok()) co_return Fail(prefix + resp.status().message());
   if (resp->status < 200 || resp->status > 299) co_return Fail(prefix + admission::HttpErrorText(*resp));
-  auto parsed = am::ParseJsonValue(resp->body);
-  if (!parsed.ok()) co_return Fail(prefix + parsed.status().message());
-  if (!parsed->is_object()) co_return Fail(prefix + "json: cannot unmarshal " + (parsed->is_array() ? "array" : "value") +
-                                           " into Go value of type ConversionReview");
-  const json::object& body = parsed->get_object();
-  if (review_version == "v1") {
-    std::string got_av = Str(&body, "apiVersion"), got_kind = Str(&body, "kind");
-    if (got_av != "apiextensions.k8s.io/v1" || got_kind != "ConversionReview") {
-      std::string g, v = got_av;
-      if (size_t slash = got_av.find('/'); slash != std::string::npos) {
-        g = got_av.substr(0, slash);
-        v = got_av.substr(slash + 1);
-      }
-      co_return Fail(prefix + "expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got " + g +
-                     "/" + v + ", Kind=" + got_kind);
-    }
-  }
-  const json::object* response = Obj(&body, "response");
-  if (!response) co_return Fail(prefix + "no response provided");
-  if (review_version == "v1" && Str(response, "uid") != uid) {
-    co_return Fail(prefix + "expected response.uid=\"" + uid + "\", got \"" + Str(response, "uid") + "\"");
-  }
-  const json::object* result = Obj(response, "result");
-  std::string result_status = Str(result, "status");
-  if (result_status != "Success") {
-    std::string message = Str(result, "message");
-    if (!message.empty()) co_return Fail(prefix + message);
-    co_return Fail(prefix + "response.result.status was '" + result_status + "', not 'Success'");
-  }
-  std::vector<Object> out;
-  if (const json::value* co = response->if_contains("convertedObjects"); co && co->is_array()) {
-    for (const auto& x : co->get_array()) {
-      if (!x.is_object()) {
-        co_return Fail("conversion webhook for " + gvk + " returned invalid converted object at index " +
-                       std::to_string(out.size()) + ": Object 'Kind' is missing in '" + am::ToJson(x) + "'");
-      }
-      out.push_back(x.get_object());
-    }
-  }
-  if (out.size() != objects.size()) {
-    co_return Fail("conversion webhook for " + gvk + " returned " + std::to_string(out.size()) + " objects, expected " +
-                   std::to_string(objects.size()));
-  }
-  co_return out;
+  co_return ParseConversionResponse(resp->body, review_version, uid, objects.size(), gvk);
 }
 
 Task<StatusOr<Object>> ConversionWebhook::Convert(Object obj, const std::string& desired) const {

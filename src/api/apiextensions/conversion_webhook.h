@@ -78,6 +78,12 @@ class ConversionWebhook {
   mutable std::unique_ptr<http::HttpClient> client_;  // guarded by mu_
 };
 
+// Checks the body of a webhook's answer to a review of `expected` objects sent as
+// `review_version` ("v1" or "v1beta1") with `uid`, and returns the converted objects (not yet
+// checked one by one); errors are 500s with kube's messages, naming `gvk`.
+StatusOr<std::vector<Object>> ParseConversionResponse(std::string_view body, const std::string& review_version,
+                                                     const std::string& uid, size_t expected, const std::string& gvk);
+
 // Checks a converted object against its original (kind, name, namespace, uid) and gives it the
 // original's metadata with the converted labels and annotations (validated): kube's
 // validateConvertedObject + restoreObjectMeta. The error texts are kube's, without the prefix.
