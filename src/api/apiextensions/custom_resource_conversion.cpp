@@ -1,5 +1,6 @@
 #include "api/apiextensions/custom_resource_conversion.h"
 
+#include "apimachinery/errors.h"
 #include "apimachinery/object_meta.h"
 
 namespace capstan::api::apiextensions {
@@ -39,6 +40,17 @@ Task<StatusOr<Object>> CustomResourceConverter::ConvertTo(Object obj, const std:
 Task<StatusOr<Object>> CustomResourceConverter::ToStorage(Object obj) const {
   if (c_.served_api_version == c_.storage_api_version && am::GetApiVersion(obj) == c_.storage_api_version) co_return obj;
   Default(obj);
+  // Validated in the version the client wrote (kube validates in the request's version), so field
+  // paths name that version's fields; the storage version's Store validates the converted object too.
+  auto it = c_.strategies.find(std::string(am::GetApiVersion(obj)));
+  if (it != c_.strategies.end() && it->second) {
+    ErrorList errs = it->second->ValidateSchema(obj);
+    if (!errs.empty()) {
+      const std::string& av = c_.served_api_version;
+      am::GroupKind gk{av.substr(0, av.find('/')), std::string(am::GetKind(obj))};
+      co_return am::NewInvalid(gk, am::GetName(obj), errs);
+    }
+  }
   co_return co_await ConvertTo(std::move(obj), c_.storage_api_version);
 }
 

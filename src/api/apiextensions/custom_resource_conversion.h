@@ -8,8 +8,9 @@
 //     a schema after the object was written show on read, as kube's decoding from storage does), then
 //     converted to the served version (None: apiVersion rewritten; Webhook: ConversionWebhook) and,
 //     when that is another version, pruned and defaulted again with the served version's schema;
-//   - ToStorage (create bodies, an update's result): pruned and defaulted with the served version's
-//     schema (kube decodes a request in its own version) and converted to the storage version.
+//   - ToStorage (create bodies, an update's result): pruned, defaulted and validated with the served
+//     version's schema (kube decodes and validates a request in its own version: 422 with that
+//     version's field paths) and converted to the storage version.
 // Objects already in the target version are not sent to a webhook. Lists convert in one review.
 //
 // Immutable; thread-safe.

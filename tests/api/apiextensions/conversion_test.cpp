@@ -306,6 +306,21 @@ TEST_F(ConversionTest, WebhookFailuresAreKubesMessages) {
   EXPECT_EQ(GetBook("v1", "emma").status().code(), 404);
 }
 
+TEST_F(ConversionTest, WritesAreValidatedInTheirOwnVersion) {
+  Object crd = Parse(kBooks);
+  auto& v2 = crd["spec"].as_object()["versions"].as_array()[1].as_object();
+  v2["schema"].as_object()["openAPIV3Schema"].as_object()["properties"].as_object()["spec"].as_object()["required"] =
+      json::array{"title"};
+  ASSERT_TRUE(env_.Create("customresourcedefinitions", crd).ok());
+  Settle();
+  auto refused = SyncWait(Books("v2")->creater->Create(Ns(), Book("v2", "dune", R"({"name":"Dune"})"), {}));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), 422);
+  EXPECT_EQ(refused.status().message(), "Book.library.example.com \"dune\" is invalid: spec.title: Required value");
+  std::lock_guard lock(http_.mu);
+  EXPECT_TRUE(http_.requests.empty());  // refused before any conversion
+}
+
 TEST_F(ConversionTest, V1beta1ReviewWhenOnlyThatIsListed) {
   Object crd = Parse(kBooks);
   crd["spec"].as_object()["conversion"].as_object()["webhook"].as_object()["conversionReviewVersions"] =
