@@ -292,7 +292,7 @@ TEST(BuildChainTest, DefaultPluginsInKubesOrderAndUnknownNamesRefused) {
   std::vector<std::string> names;
   for (const auto& p : built->chain->plugins()) names.push_back(p->Name());
   EXPECT_EQ(names, std::vector<std::string>({"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "TaintNodesByCondition",
-                                             "Priority", "DefaultTolerationSeconds", "StorageObjectInUseProtection",
+                                             "PodSecurity", "Priority", "DefaultTolerationSeconds", "StorageObjectInUseProtection",
                                              "RuntimeClass", "CertificateSubjectRestriction", "DefaultIngressClass"}));
   auto with_off = BuildChain({"AlwaysPullImages", "AlwaysDeny"}, {}, deps);
   ASSERT_TRUE(with_off.ok());
