@@ -1,5 +1,5 @@
 // NodeRestriction (with --enable-admission-plugins), TaintNodesByCondition, StorageObjectInUseProtection
-// with the volume protection controllers, and CertificateApproval through the real server and kubectl,
+// with the volume protection controllers, and CertificateApproval/Signing through the real server and kubectl,
 // a kubelet being impersonated (--as=system:node:n1 --as-group=system:nodes).
 #include <gtest/gtest.h>
 
@@ -215,6 +215,30 @@ TEST(NodeAdmissionE2eTest, CertificateApprovalNeedsApproveOnTheSigner) {
   auto admin = server.Kubectl({"certificate", "approve", "csr1"});
   EXPECT_EQ(admin.exit_code, 0) << admin.err;
   EXPECT_EQ(server.Kubectl({"get", "csr", "csr1", "-o", "jsonpath={.status.conditions[0].type}"}).out, "Approved");
+
+  // CertificateSigning: writing status.certificate needs sign on the signer (any PEM certificate will do here).
+  ASSERT_EQ(server.Kubectl({"create", "clusterrole", "csr-status", "--verb=get,patch,update",
+                            "--resource=certificatesigningrequests/status"})
+                .exit_code,
+            0);
+  ASSERT_EQ(server.Kubectl({"create", "clusterrolebinding", "alice-status", "--clusterrole=csr-status", "--user=alice"})
+                .exit_code,
+            0);
+  auto b64 = RunCommand({"base64", "-w0", server.data_dir() + "/pki/ca.crt"});
+  ASSERT_EQ(b64.exit_code, 0);
+  std::string cert_patch = R"({"status":{"certificate":")" + b64.out + R"("}})";
+  CommandResult unsigned_;
+  for (int i = 0; i < 50; ++i) {  // until the RBAC informer has the binding: then admission answers
+    unsigned_ = server.Kubectl({"patch", "csr", "csr1", "--subresource=status", "--type=merge", "-p", cert_patch, "--as=alice"});
+    if (Contains(unsigned_.err, "user not permitted to sign")) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_TRUE(Contains(unsigned_.err, "certificatesigningrequests.certificates.k8s.io \"csr1\" is forbidden: user not "
+                                      "permitted to sign requests with signerName \"example.com/issuer\""))
+      << unsigned_.err;
+  auto issued = server.Kubectl({"patch", "csr", "csr1", "--subresource=status", "--type=merge", "-p", cert_patch});
+  EXPECT_EQ(issued.exit_code, 0) << issued.err;
+  EXPECT_EQ(server.Kubectl({"get", "csr", "csr1", "-o", "jsonpath={.status.certificate}"}).out, b64.out);
 
   // approve on every signer of the domain.
   ASSERT_EQ(server.Kubectl({"apply", "-f", "-"},
