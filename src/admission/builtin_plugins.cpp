@@ -17,6 +17,7 @@
 #include "admission/limit_ranger.h"
 #include "admission/pod_security_factory.h"
 #include "admission/priority.h"
+#include "admission/resource_quota.h"
 #include "admission/service_account.h"
 #include "admission/webhook_plugins.h"
 #include "util/strings.h"
@@ -113,6 +114,8 @@ StatusOr<ChainBuild> BuildChain(const std::vector<std::string>& enable, const st
       plugins.push_back(std::make_unique<MutatingWebhookPlugin>(deps.webhook_source, caller));
     } else if (name == "ValidatingAdmissionWebhook" && caller) {
       plugins.push_back(std::make_unique<ValidatingWebhookPlugin>(deps.webhook_source, caller));
+    } else if (name == "ResourceQuota" && deps.get && deps.list && deps.update) {
+      plugins.push_back(std::make_unique<ResourceQuotaPlugin>(deps.get, deps.list, deps.update));
     } else if (name != "AlwaysAdmit") {
       out.not_implemented.push_back(name);
     }

@@ -22,10 +22,17 @@ using ObjectGetter = std::function<Task<StatusOr<registry::Object>>(
 using ObjectLister = std::function<Task<StatusOr<std::vector<registry::Object>>>(
     const std::string& group, const std::string& version, const std::string& resource, const std::string& ns)>;
 
+// Writes an object through the API's REST storage (ResourceQuota: resourcequotas/status); the
+// object's resourceVersion is the precondition (409 Conflict when stale).
+using ObjectUpdater = std::function<Task<StatusOr<registry::Object>>(
+    const std::string& group, const std::string& version, const std::string& resource,
+    const std::string& subresource, const std::string& ns, registry::Object obj)>;
+
 struct PluginDeps {
   NamespaceLookup namespace_lookup;
   ObjectGetter get;    // none: the plugins that need it are reported as not implemented
   ObjectLister list;
+  ObjectUpdater update;  // none: ResourceQuota is reported as not implemented
   // MutatingAdmissionWebhook and ValidatingAdmissionWebhook: where the configurations come from and
   // how webhooks are reached (the caller's namespace_lookup is taken from above). No source: the two
   // plugins are reported as not implemented.

@@ -1,5 +1,6 @@
 #include "apimachinery/quantity.h"
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 
@@ -321,6 +322,21 @@ std::optional<int64_t> Quantity::AsInt64() const {
   v *= Pow10(e);
   if (v > std::numeric_limits<int64_t>::max() || v < std::numeric_limits<int64_t>::min()) return std::nullopt;
   return static_cast<int64_t>(v);
+}
+
+Quantity Quantity::Add(const Quantity& o) const {
+  Quantity r;
+  r.format_ = IsZero() ? o.format_ : format_;
+  int64_t e = std::min(exp10_, o.exp10_);
+  r.unscaled_ = unscaled_ * Pow10(exp10_ - e) + o.unscaled_ * Pow10(o.exp10_ - e);
+  r.exp10_ = r.unscaled_ == 0 ? 0 : e;
+  return r;
+}
+
+Quantity Quantity::Sub(const Quantity& o) const {
+  Quantity neg = o;
+  neg.unscaled_ = -neg.unscaled_;
+  return Add(neg);
 }
 
 std::string Quantity::String() const { return text_.empty() ? CanonicalString() : text_; }

@@ -49,6 +49,10 @@ class Quantity {
   int64_t MilliValue() const;
   // The exact integer value, when it is one and fits.
   std::optional<int64_t> AsInt64() const;
+  // kube's Add / Sub: the exact sum or difference, with no cached text (String() is canonical). The
+  // result keeps this quantity's format, or takes o's when this one is zero, as kube's do.
+  Quantity Add(const Quantity& o) const;
+  Quantity Sub(const Quantity& o) const;
 
   // kube's String(): the parsed text when kube keeps it, else the canonical form.
   std::string String() const;

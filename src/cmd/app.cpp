@@ -25,6 +25,7 @@
 #include "api/discovery/discovery.h"
 #include "api/policy/policy.h"
 #include "api/schemas/builtin_schemas.h"
+#include "apimachinery/object_meta.h"
 #include "apimachinery/protobuf_codec.h"
 #include "apimachinery/schema_registry.h"
 #include "controllers/controller_manager.h"
@@ -243,6 +244,27 @@ Status App::Start() {
   pdeps.webhook.metrics = &s.metrics;
   pdeps.get = MakeObjectGetter(s.apis);
   pdeps.list = MakeObjectLister(s.apis);
+  // ResourceQuota writes the quotas' status.used through resourcequotas/status before the object is stored.
+  pdeps.update = [&s](const std::string& group, const std::string& version, const std::string& resource,
+                      const std::string& subresource, const std::string& ns,
+                      registry::Object obj) -> Task<StatusOr<registry::Object>> {
+    auto snap = s.apis.Snapshot();
+    const auto* r = snap->FindResource(group, version, resource, subresource);
+    if (!r || !r->updater) co_return Status(404, "NotFound", "the server could not find the requested resource");
+    static const UserInfo kApiserver{"system:apiserver", "", {"system:authenticated", "system:masters"}, {}};
+    registry::Context ctx;
+    ctx.namespace_ = ns;
+    ctx.subresource = subresource;
+    ctx.user = &kApiserver;
+    std::string name(apimachinery::GetName(obj));
+    auto shared = std::make_shared<registry::Object>(std::move(obj));
+    registry::ObjectTransform t = [shared](const registry::Object*) -> Task<StatusOr<registry::Object>> {
+      co_return *shared;
+    };
+    auto out = co_await r->updater->Update(ctx, name, std::move(t), {});
+    if (!out.ok()) co_return out.TakeStatus();
+    co_return std::move(out->object);
+  };
   // CertificateApproval and CertificateSigning ask the server's authorizer about the signers resource.
   pdeps.authorize = [&s](const UserInfo& user, const admission::AuthorizeRequest& r) -> Task<bool> {
     authz::Attributes at;

@@ -3,6 +3,7 @@
 #include "controllers/clusterroleaggregation/aggregation_controller.h"
 
 #include "controllers/bootstrap/token_cleaner.h"
+#include "controllers/resource_quota_controller.h"
 #include "controllers/rootcacert/publisher.h"
 #include "controllers/serviceaccount/serviceaccounts_controller.h"
 #include "controllers/volumeprotection/pv_protection_controller.h"
@@ -56,6 +57,8 @@ std::vector<std::unique_ptr<Controller>> ControllerManager::MakeControllers() co
       out.push_back(std::make_unique<TokenCleaner>());
     } else if (name == kClusterRoleAggregationController) {
       out.push_back(std::make_unique<ClusterRoleAggregationController>());
+    } else if (name == kResourceQuotaController) {
+      out.push_back(std::make_unique<ResourceQuotaController>());
     } else if (name == kPvcProtectionController) {
       out.push_back(std::make_unique<PvcProtectionController>());
     } else if (name == kPvProtectionController) {

@@ -127,7 +127,8 @@ const std::vector<std::string_view>& ImplementedControllers() {
   static const std::vector<std::string_view> kImplemented = {
       kNamespaceController, kGarbageCollectorController, kServiceAccountController,
       kRootCACertificatePublisherController, kTokenCleanerController, "clusterrole-aggregation-controller",
-      "persistentvolumeclaim-protection-controller", "persistentvolume-protection-controller"};
+      "persistentvolumeclaim-protection-controller", "persistentvolume-protection-controller",
+      "resourcequota-controller"};
   return kImplemented;
 }
 

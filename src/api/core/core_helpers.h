@@ -85,9 +85,10 @@ class CoreSubresourceStore : public registry::Patcher {
   Task<StatusOr<registry::UpdateOutcome>> Update(const registry::Context& ctx, const std::string& name,
                                                  registry::ObjectTransform transform,
                                                  const registry::UpdateOptions& opts) override {
+    // A coroutine, so `sub` lives in this frame until the lazy inner update has finished with it.
     registry::Context sub = ctx;
     sub.subresource = inner_.Info().subresource;
-    return inner_.Update(sub, name, std::move(transform), opts);
+    co_return co_await inner_.Update(sub, name, std::move(transform), opts);
   }
 
  private:

@@ -1,0 +1,232 @@
+#include "admission/resource_quota.h"
+
+#include <boost/json.hpp>
+#include <charconv>
+#include <set>
+
+#include "apimachinery/errors.h"
+#include "apimachinery/object_meta.h"
+
+namespace capstan::admission {
+
+namespace json = boost::json;
+namespace am = capstan::apimachinery;
+using quota::ResourceList;
+
+namespace {
+
+const json::value* StatusField(const registry::Object& q, std::string_view key) {
+  const json::value* st = q.if_contains("status");
+  return st && st->is_object() ? st->get_object().if_contains(key) : nullptr;
+}
+
+ResourceList Hard(const registry::Object& q) { return quota::ResourceListFromJson(StatusField(q, "hard")); }
+ResourceList Used(const registry::Object& q) { return quota::ResourceListFromJson(StatusField(q, "used")); }
+
+// kube's hasUsageStats: every hard resource of interest has a used value.
+bool HasUsageStats(const registry::Object& q, const std::vector<std::string>& interesting) {
+  std::set<std::string> want(interesting.begin(), interesting.end());
+  const json::value* used = StatusField(q, "used");
+  for (const auto& [name, v] : Hard(q)) {
+    if (!want.count(name)) continue;
+    if (!used || !used->is_object() || !used->get_object().contains(name)) return false;
+  }
+  return true;
+}
+
+std::optional<uint64_t> ResourceVersionOf(const registry::Object& o) {
+  std::string rv(am::GetResourceVersion(o));
+  uint64_t v = 0;
+  auto r = std::from_chars(rv.data(), rv.data() + rv.size(), v);
+  if (rv.empty() || r.ec != std::errc() || r.ptr != rv.data() + rv.size()) return std::nullopt;
+  return v;
+}
+
+bool IsNamespaceCreate(const Attributes& a) {
+  return a.operation == "CREATE" && a.resource && a.resource->group.empty() && a.resource->resource == "namespaces";
+}
+
+}  // namespace
+
+StatusOr<std::vector<registry::Object>> CheckQuotaRequest(const std::vector<registry::Object>& quotas,
+                                                           const Attributes& a, const quota::Evaluator& e,
+                                                           quota::Clock::time_point now) {
+  if (!a.object || !e.Handles(a.operation, a.subresource, a.object, a.old_object)) return quotas;
+  const json::object& obj = *a.object;
+  std::vector<size_t> interesting;
+  for (size_t i = 0; i < quotas.size(); ++i) {
+    const registry::Object& q = quotas[i];
+    if (!e.Matches(q, obj)) continue;
+    std::vector<std::string> restricted = e.MatchingResources(quota::Names(Hard(q)));
+    std::string name(am::GetName(q));
+    if (auto err = e.Constraints(restricted, obj)) return ForbiddenFor(a, "failed quota: " + name + ": " + *err);
+    if (!HasUsageStats(q, restricted)) {
+      return ForbiddenFor(a, "status unknown for quota: " + name + ", resources: " + quota::PrettyPrintNames(restricted));
+    }
+    interesting.push_back(i);
+  }
+  ResourceList input = e.Usage(obj, now);
+  if (auto neg = quota::IsNegative(input); !neg.empty()) {
+    return ForbiddenFor(a, "quota usage is negative for resource(s): " + quota::PrettyPrintNames(neg));
+  }
+  std::map<size_t, ResourceList> delta;
+  for (size_t i : interesting) delta[i] = input;
+  if (a.operation == "UPDATE") {
+    if (!a.old_object) {
+      return ForbiddenFor(a, "unable to get previous usage since prior version of object was not found");
+    }
+    if (!am::GetResourceVersion(*a.old_object).empty()) {
+      ResourceList d = quota::SubtractNonNegative(input, e.Usage(*a.old_object, now));
+      for (size_t i : interesting) {
+        if (e.Matches(quotas[i], *a.old_object)) delta[i] = d;
+      }
+    }
+  }
+  for (auto it = delta.begin(); it != delta.end();) {
+    it->second = quota::RemoveZeros(it->second);
+    it = it->second.empty() ? delta.erase(it) : std::next(it);
+  }
+  if (interesting.empty() || delta.empty()) return quotas;
+
+  std::vector<registry::Object> out = quotas;
+  for (size_t i : interesting) {
+    auto d = delta.find(i);
+    if (d == delta.end()) continue;
+    ResourceList hard = Hard(out[i]), used = Used(out[i]);
+    ResourceList requested = quota::Mask(d->second, quota::Names(hard));
+    ResourceList next = quota::Add(used, requested);
+    if (a.subresource != "status") {
+      std::vector<std::string> exceeded;
+      if (!quota::LessThanOrEqual(quota::Mask(next, quota::Names(requested)), hard, &exceeded)) {
+        return ForbiddenFor(a, "exceeded quota: " + std::string(am::GetName(out[i])) +
+                                   ", requested: " + quota::PrettyPrint(quota::Mask(requested, exceeded)) +
+                                   ", used: " + quota::PrettyPrint(quota::Mask(used, exceeded)) +
+                                   ", limited: " + quota::PrettyPrint(quota::Mask(hard, exceeded)));
+      }
+    }
+    json::value& st = out[i]["status"];
+    if (!st.is_object()) st = json::object();
+    st.get_object()["used"] = quota::ResourceListToJson(next);
+  }
+  return out;
+}
+
+Task<void> ResourceQuotaPlugin::LockNamespace(const std::string& ns) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (busy_.emplace(ns, std::vector<std::function<void(bool)>>{}).second) co_return;
+  }
+  co_await Await<bool>([this, ns](std::function<void(bool)> resume) {
+    std::unique_lock<std::mutex> l(mu_);
+    auto [it, fresh] = busy_.emplace(ns, std::vector<std::function<void(bool)>>{});
+    if (fresh) {
+      l.unlock();
+      resume(true);
+      return;
+    }
+    it->second.push_back(std::move(resume));
+  });
+}
+
+void ResourceQuotaPlugin::UnlockNamespace(const std::string& ns) {
+  std::function<void(bool)> next;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = busy_.find(ns);
+    if (it == busy_.end()) return;
+    if (it->second.empty()) {
+      busy_.erase(it);
+      return;
+    }
+    next = std::move(it->second.front());  // the namespace passes to the next evaluation
+    it->second.erase(it->second.begin());
+  }
+  next(true);
+}
+
+void ResourceQuotaPlugin::Remember(const std::string& ns, const registry::Object& q) {
+  std::lock_guard<std::mutex> l(mu_);
+  written_[ns][std::string(am::GetName(q))] = q;
+}
+
+Task<StatusOr<std::vector<registry::Object>>> ResourceQuotaPlugin::Quotas(const std::string& ns) {
+  auto listed = co_await list_("", "v1", "resourcequotas", ns);
+  if (!listed.ok()) co_return am::NewInternalError(listed.status().message());
+  std::vector<registry::Object> out = std::move(*listed);
+  std::lock_guard<std::mutex> l(mu_);
+  auto w = written_.find(ns);
+  if (w == written_.end()) co_return out;
+  std::set<std::string> present;
+  for (auto& q : out) {
+    std::string name(am::GetName(q));
+    present.insert(name);
+    auto c = w->second.find(name);
+    if (c == w->second.end()) continue;
+    auto listed_rv = ResourceVersionOf(q), cached_rv = ResourceVersionOf(c->second);
+    if (listed_rv && cached_rv && *cached_rv > *listed_rv && am::GetUid(q) == am::GetUid(c->second)) {
+      q = c->second;  // the cache has not seen our write yet
+    } else {
+      w->second.erase(c);
+    }
+  }
+  for (auto it = w->second.begin(); it != w->second.end();) {
+    it = present.count(it->first) ? std::next(it) : w->second.erase(it);
+  }
+  if (w->second.empty()) written_.erase(w);
+  co_return out;
+}
+
+Task<Status> ResourceQuotaPlugin::Check(std::vector<registry::Object> quotas, const Attributes& a,
+                                        const quota::Evaluator& e, int retries) {
+  auto next = CheckQuotaRequest(quotas, a, e, quota::Clock::now());
+  if (!next.ok()) co_return next.status();
+  if (a.dry_run) co_return Status();
+  std::vector<std::string> failed;
+  Status last;
+  for (size_t i = 0; i < quotas.size(); ++i) {
+    if (quota::Equals(Used(quotas[i]), Used((*next)[i]))) continue;
+    auto r = co_await update_("", "v1", "resourcequotas", "status", a.namespace_, (*next)[i]);
+    if (r.ok()) {
+      Remember(a.namespace_, *r);
+    } else {
+      failed.emplace_back(am::GetName(quotas[i]));
+      last = r.status();
+    }
+  }
+  if (failed.empty()) co_return Status();
+  if (retries <= 0) co_return last;
+  std::vector<registry::Object> again;
+  for (const auto& name : failed) {
+    auto q = co_await get_("", "v1", "resourcequotas", a.namespace_, name);
+    if (q.ok()) {
+      again.push_back(std::move(*q));
+    } else if (q.status().code() != 404) {
+      co_return last;
+    }
+  }
+  co_return co_await Check(std::move(again), a, e, retries - 1);
+}
+
+Task<Status> ResourceQuotaPlugin::Validate(const Attributes& a) {
+  if (a.namespace_.empty() || IsNamespaceCreate(a) || !a.resource) co_return Status();
+  if (quota::IgnoredByQuota(a.resource->group, a.resource->resource)) co_return Status();
+  auto e = quota::EvaluatorFor(a.resource->group, a.resource->resource);
+  if (!a.object || !e->Handles(a.operation, a.subresource, a.object, a.old_object)) co_return Status();
+  {
+    // Most namespaces have no quota: answer them without waiting for the namespace's turn.
+    auto any = co_await list_("", "v1", "resourcequotas", a.namespace_);
+    if (any.ok() && any->empty()) co_return Status();
+  }
+  co_await LockNamespace(a.namespace_);
+  struct Unlock {
+    ResourceQuotaPlugin* p;
+    std::string ns;
+    ~Unlock() { p->UnlockNamespace(ns); }
+  } unlock{this, a.namespace_};
+  auto quotas = co_await Quotas(a.namespace_);
+  if (!quotas.ok()) co_return quotas.status();
+  if (quotas->empty()) co_return Status();
+  co_return co_await Check(std::move(*quotas), a, *e, 3);
+}
+
+}  // namespace capstan::admission
