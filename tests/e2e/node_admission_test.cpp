@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
@@ -94,6 +95,28 @@ TEST(NodeAdmissionE2eTest, NodeRestrictionAndNotReadyTaint) {
   EXPECT_TRUE(Contains(del.err, "pods \"elsewhere\" is forbidden: node \"n1\" can only delete pods with spec.nodeName set "
                                 "to itself"))
       << del.err;
+
+  // Evictions: only of its own pods (the Eviction posted as is).
+  std::string eviction = server.data_dir() + "/eviction.json";
+  {
+    FILE* f = fopen(eviction.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    fputs(R"({"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"elsewhere","namespace":"default"}})", f);
+    fclose(f);
+  }
+  auto evict = server.Kubectl(AsNode({"create", "--raw", "/api/v1/namespaces/default/pods/elsewhere/eviction", "-f", eviction}));
+  EXPECT_NE(evict.exit_code, 0);
+  EXPECT_TRUE(Contains(evict.err, "node n1 can only evict pods with spec.nodeName set to itself")) << evict.err;
+  EXPECT_EQ(server.Kubectl({"get", "pod", "elsewhere", "-o", "name"}).out, "pod/elsewhere\n");
+  {
+    FILE* f = fopen(eviction.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    fputs(R"({"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"static-web-n1","namespace":"default"}})", f);
+    fclose(f);
+  }
+  auto own_evict =
+      server.Kubectl(AsNode({"create", "--raw", "/api/v1/namespaces/default/pods/static-web-n1/eviction", "-f", eviction}));
+  EXPECT_EQ(own_evict.exit_code, 0) << own_evict.err;
 
   // Tokens: only bound to a pod (with its UID) running on the node. The Node authorizer lets n1 ask for
   // the default account's tokens once a pod on n1 runs as it.
