@@ -338,6 +338,7 @@ Status App::Start() {
     // Conversion webhooks: the admission webhooks' HTTP client and service resolution.
     co.deps.webhook.http = &s.audit->webhook_http();
     co.deps.webhook.resolve_service = MakeServiceResolver(s.apis);
+    co.deps.webhook.metrics = api::apiextensions::ConversionWebhookMetrics::Register(s.metrics);
     s.crd_controller = std::make_unique<api::apiextensions::CrdController>(s.apis, s.crd_signal, std::move(co));
     s.crd_controller->Start();
   }

@@ -254,6 +254,15 @@ TEST(CrdConversionE2eTest, WebhookConvertsBetweenVersions) {
   auto still = K({"get", "books.v1.library.example.com", "dune", "-o", "jsonpath={.spec.name}"});
   EXPECT_EQ(still.exit_code, 0) << still.err;
   EXPECT_EQ(still.out, "Dune");
+
+  // kube's conversion webhook metrics.
+  auto metrics = AdminRequest(server, "GET", "/metrics");
+  EXPECT_NE(metrics.response.find("apiserver_conversion_webhook_request_total{result=\"success\",failure_type=\"\"}"),
+            std::string::npos);
+  EXPECT_NE(metrics.response.find("apiserver_conversion_webhook_request_total{result=\"failure\",failure_type=\"conversion_webhook_call_failure\"}"),
+            std::string::npos);
+  EXPECT_NE(metrics.response.find("apiserver_crd_conversion_webhook_duration_seconds_bucket{crd_name=\"books.library.example.com\",from_version=\"v1\",to_version=\"v2\",succeeded=\"true\""),
+            std::string::npos);
 }
 
 }  // namespace

@@ -42,6 +42,18 @@ std::string GvkOf(const Object& obj) {
 
 Status Fail(std::string message) { return Status(500, "", std::move(message)); }
 
+// kube's failure_type labels.
+constexpr const char* kCallFailure = "conversion_webhook_call_failure";
+constexpr const char* kMalformedResponse = "conversion_webhook_malformed_response_failure";
+constexpr const char* kPartialResponse = "conversion_webhook_partial_response_failure";
+constexpr const char* kInvalidObject = "conversion_webhook_invalid_converted_object_failure";
+constexpr const char* kNoCall = "-";  // not a label: no webhook call was made
+
+std::string VersionOf(std::string_view api_version) {
+  size_t slash = api_version.find('/');
+  return std::string(slash == std::string_view::npos ? api_version : api_version.substr(slash + 1));
+}
+
 bool IsBlank(std::string_view s) {
   for (char c : s) {
     if (c != ' ' && c != '\t' && c != '\n' && c != '\r') return false;
@@ -71,13 +83,18 @@ StatusOr<am::StringPairs> StringMap(const json::value& v, std::string_view field
 }  // namespace
 
 StatusOr<std::vector<Object>> ParseConversionResponse(std::string_view body_text, const std::string& review_version,
-                                                     const std::string& uid, size_t expected, const std::string& gvk) {
+                                                     const std::string& uid, size_t expected, const std::string& gvk,
+                                                     std::string* failure_type) {
   const std::string prefix = "conversion webhook for " + gvk + " failed: ";
+  std::string ignored;
+  std::string& kind = failure_type ? *failure_type : ignored;
+  kind = kCallFailure;  // an unreadable body fails the call itself, as kube's REST client decoding
   auto parsed = am::ParseJsonValue(body_text);
   if (!parsed.ok()) return Fail(prefix + parsed.status().message());
   if (!parsed->is_object()) return Fail(prefix + "json: cannot unmarshal " + (parsed->is_array() ? "array" : "value") +
                                            " into Go value of type ConversionReview");
   const json::object& body = parsed->get_object();
+  kind = kMalformedResponse;
   if (review_version == "v1") {
     std::string got_av = Str(&body, "apiVersion"), got_kind = Str(&body, "kind");
     if (got_av != "apiextensions.k8s.io/v1" || got_kind != "ConversionReview") {
@@ -106,6 +123,7 @@ StatusOr<std::vector<Object>> ParseConversionResponse(std::string_view body_text
   if (const json::value* co = response->if_contains("convertedObjects"); co && co->is_array()) {
     for (const auto& x : co->get_array()) {
       if (!x.is_object()) {
+        kind = kInvalidObject;
         return Fail("conversion webhook for " + gvk + " returned invalid converted object at index " +
                        std::to_string(out.size()) + ": Object 'Kind' is missing in '" + am::ToJson(x) + "'");
       }
@@ -113,10 +131,39 @@ StatusOr<std::vector<Object>> ParseConversionResponse(std::string_view body_text
     }
   }
   if (out.size() != expected) {
+    kind = kPartialResponse;
     return Fail("conversion webhook for " + gvk + " returned " + std::to_string(out.size()) + " objects, expected " +
                    std::to_string(expected));
   }
+  kind.clear();
   return out;
+}
+
+std::shared_ptr<ConversionWebhookMetrics> ConversionWebhookMetrics::Register(MetricsRegistry& r) {
+  auto m = std::make_shared<ConversionWebhookMetrics>();
+  m->requests = &r.NewCounterVec("apiserver_conversion_webhook_request_total",
+                                 "Counter for conversion webhook requests with success/failure and failure error type",
+                                 {"result", "failure_type"});
+  m->latency = &r.NewHistogramVec("apiserver_conversion_webhook_duration_seconds", "Conversion webhook request latency",
+                                  {"result", "failure_type"},
+                                  {0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30, 45, 60});
+  std::vector<double> exp;
+  for (double b = 0.001; exp.size() < 15; b *= 2) exp.push_back(b);
+  m->crd_latency = &r.NewHistogramVec("apiserver_crd_conversion_webhook_duration_seconds",
+                                      "CRD webhook conversion duration in seconds",
+                                      {"crd_name", "from_version", "to_version", "succeeded"}, exp);
+  return m;
+}
+
+void ConversionWebhookMetrics::Observe(const std::string& crd, const std::string& from_version,
+                                       const std::string& to_version, const std::string& failure_type,
+                                       double seconds) const {
+  const std::string result = failure_type.empty() ? "success" : "failure";
+  requests->With({result, failure_type})->Inc();
+  latency->With({result, failure_type})->Observe(seconds);
+  if (from_version != to_version) {
+    crd_latency->With({crd, from_version, to_version, failure_type.empty() ? "true" : "false"})->Observe(seconds);
+  }
 }
 
 ConversionWebhookConfig ParseConversionWebhook(const Object& crd) {
@@ -174,7 +221,8 @@ StatusOr<http::HttpClient*> ConversionWebhook::Client(const std::string& server_
 }
 
 Task<StatusOr<std::vector<Object>>> ConversionWebhook::Post(const std::vector<const Object*>& objects,
-                                                            const std::string& desired, const std::string& gvk) const {
+                                                            const std::string& desired, const std::string& gvk,
+                                                            std::string* failure_type) const {
   const std::string prefix = "conversion webhook for " + gvk + " failed: ";
   std::string review_version;
   for (const auto& v : config_.review_versions) {
@@ -184,6 +232,7 @@ Task<StatusOr<std::vector<Object>>> ConversionWebhook::Post(const std::vector<co
     }
   }
   if (review_version.empty()) co_return Fail("no supported conversion review versions");
+  *failure_type = kCallFailure;
   if (!config_.invalid.empty()) co_return Fail(prefix + config_.invalid);
 
   std::string url = config_.url;
@@ -219,14 +268,47 @@ Task<StatusOr<std::vector<Object>>> ConversionWebhook::Post(const std::vector<co
   auto resp = co_await (*client)->Do(std::move(req));
   if (!resp.ok()) co_return Fail(prefix + resp.status().message());
   if (resp->status < 200 || resp->status > 299) co_return Fail(prefix + admission::HttpErrorText(*resp));
-  co_return ParseConversionResponse(resp->body, review_version, uid, objects.size(), gvk);
+  co_return ParseConversionResponse(resp->body, review_version, uid, objects.size(), gvk, failure_type);
+}
+
+void ConversionWebhook::Observe(const Object& from, const std::string& desired, const std::string& failure_type,
+                                std::chrono::steady_clock::time_point start) const {
+  if (!deps_.metrics || failure_type == kNoCall) return;
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  deps_.metrics->Observe(config_.crd_name, VersionOf(am::GetApiVersion(from)), VersionOf(desired), failure_type, secs);
 }
 
 Task<StatusOr<Object>> ConversionWebhook::Convert(Object obj, const std::string& desired) const {
   if (am::GetApiVersion(obj) == desired) co_return obj;
+  auto start = std::chrono::steady_clock::now();
+  Object original_meta{{"apiVersion", obj["apiVersion"]}};
+  std::string failure = kNoCall;
+  auto r = co_await ConvertOne(std::move(obj), desired, &failure);
+  Observe(original_meta, desired, failure, start);
+  co_return r;
+}
+
+Task<StatusOr<std::vector<Object>>> ConversionWebhook::ConvertList(std::vector<Object> items,
+                                                                   const std::string& desired) const {
+  auto start = std::chrono::steady_clock::now();
+  Object from;
+  for (const auto& o : items) {
+    if (am::GetApiVersion(o) != desired) {
+      from["apiVersion"] = o.at("apiVersion");
+      break;
+    }
+  }
+  std::string failure = kNoCall;
+  auto r = co_await ConvertMany(std::move(items), desired, &failure);
+  Observe(from, desired, failure, start);
+  co_return r;
+}
+
+Task<StatusOr<Object>> ConversionWebhook::ConvertOne(Object obj, const std::string& desired, std::string* failure) const {
   const std::string gvk = GvkOf(obj);
-  auto converted = co_await Post({&obj}, desired, gvk);
+  auto converted = co_await Post({&obj}, desired, gvk, failure);
   if (!converted.ok()) co_return converted.TakeStatus();
+  *failure = kInvalidObject;  // until the object passed its checks
   Object& c = (*converted)[0];
   const std::string head = "conversion webhook for " + gvk + " returned invalid object";
   if (am::GetApiVersion(c) != desired) {
@@ -243,19 +325,21 @@ Task<StatusOr<Object>> ConversionWebhook::Convert(Object obj, const std::string&
     co_return Fail(metadata_error ? "conversion webhook for " + gvk + " returned invalid metadata: " + st.message()
                                   : head + ": " + st.message());
   }
+  failure->clear();
   co_return std::move(c);
 }
 
-Task<StatusOr<std::vector<Object>>> ConversionWebhook::ConvertList(std::vector<Object> items,
-                                                                   const std::string& desired) const {
+Task<StatusOr<std::vector<Object>>> ConversionWebhook::ConvertMany(std::vector<Object> items, const std::string& desired,
+                                                                   std::string* failure) const {
   std::vector<const Object*> send;
   for (const auto& o : items) {
     if (am::GetApiVersion(o) != desired) send.push_back(&o);
   }
   if (send.empty()) co_return items;
   const std::string gvk = GvkOf(*send.front());
-  auto converted = co_await Post(send, desired, gvk);
+  auto converted = co_await Post(send, desired, gvk, failure);
   if (!converted.ok()) co_return converted.TakeStatus();
+  *failure = kInvalidObject;  // until every object passed its checks
   size_t index = 0;
   for (auto& original : items) {
     if (am::GetApiVersion(original) == desired) continue;
@@ -278,6 +362,7 @@ Task<StatusOr<std::vector<Object>>> ConversionWebhook::ConvertList(std::vector<O
     original = std::move(c);
     ++index;
   }
+  failure->clear();
   co_return items;
 }
 

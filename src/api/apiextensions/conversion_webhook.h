@@ -27,6 +27,7 @@
 #include "admission/webhook_caller.h"
 #include "registry/rest.h"
 #include "server/http/http_client.h"
+#include "util/metrics.h"
 
 namespace capstan::api::apiextensions {
 
@@ -45,11 +46,26 @@ struct ConversionWebhookConfig {
 // spec.conversion.webhook of a CRD (apiextensions.k8s.io/v1).
 ConversionWebhookConfig ParseConversionWebhook(const Object& crd);
 
+// kube's conversion webhook metrics, registered once per server:
+// apiserver_conversion_webhook_request_total and apiserver_conversion_webhook_duration_seconds
+// {result, failure_type}, apiserver_crd_conversion_webhook_duration_seconds {crd_name, from_version,
+// to_version, succeeded}.
+struct ConversionWebhookMetrics {
+  CounterVec* requests = nullptr;
+  HistogramVec* latency = nullptr;
+  HistogramVec* crd_latency = nullptr;
+  static std::shared_ptr<ConversionWebhookMetrics> Register(MetricsRegistry& registry);
+  // One conversion: failure_type empty on success.
+  void Observe(const std::string& crd, const std::string& from_version, const std::string& to_version,
+               const std::string& failure_type, double seconds) const;
+};
+
 // What calling conversion webhooks needs from the server.
 struct ConversionWebhookDeps {
   http::HttpClientFactory* http = nullptr;
   admission::ServiceResolver resolve_service;  // none: service references cannot be resolved
   std::chrono::milliseconds timeout{30000};    // kube's REST client default for webhooks
+  std::shared_ptr<const ConversionWebhookMetrics> metrics;  // none: not recorded
 };
 
 class ConversionWebhook {
@@ -68,8 +84,14 @@ class ConversionWebhook {
  private:
   // Posts the review of `objects` and returns the converted objects (count checked); `gvk` names the
   // input in error messages.
+  Task<StatusOr<Object>> ConvertOne(Object obj, const std::string& desired, std::string* failure) const;
+  Task<StatusOr<std::vector<Object>>> ConvertMany(std::vector<Object> items, const std::string& desired,
+                                                  std::string* failure) const;
+  // `failure_type` gets kube's metric label of a failure.
   Task<StatusOr<std::vector<Object>>> Post(const std::vector<const Object*>& objects, const std::string& desired,
-                                           const std::string& gvk) const;
+                                           const std::string& gvk, std::string* failure_type) const;
+  void Observe(const Object& from, const std::string& desired, const std::string& failure_type,
+               std::chrono::steady_clock::time_point start) const;
   StatusOr<http::HttpClient*> Client(const std::string& server_name) const;
 
   ConversionWebhookConfig config_;
@@ -80,9 +102,11 @@ class ConversionWebhook {
 
 // Checks the body of a webhook's answer to a review of `expected` objects sent as
 // `review_version` ("v1" or "v1beta1") with `uid`, and returns the converted objects (not yet
-// checked one by one); errors are 500s with kube's messages, naming `gvk`.
+// checked one by one); errors are 500s with kube's messages, naming `gvk`, and set `failure_type`
+// (when given) to kube's metric label.
 StatusOr<std::vector<Object>> ParseConversionResponse(std::string_view body, const std::string& review_version,
-                                                     const std::string& uid, size_t expected, const std::string& gvk);
+                                                     const std::string& uid, size_t expected, const std::string& gvk,
+                                                     std::string* failure_type = nullptr);
 
 // Checks a converted object against its original (kind, name, namespace, uid) and gives it the
 // original's metadata with the converted labels and annotations (validated): kube's

@@ -120,6 +120,7 @@ class ConversionTest : public ::testing::Test {
     CrdController::Options o;
     o.deps.deps = deps_;
     o.deps.webhook.http = &http_;
+    o.deps.webhook.metrics = ConversionWebhookMetrics::Register(metrics_);
     controller_ = std::make_unique<CrdController>(apis_, nullptr, o);
   }
   void Settle() {
@@ -152,6 +153,7 @@ class ConversionTest : public ::testing::Test {
   }
 
   FakeHttp http_;
+  MetricsRegistry metrics_;
   registry::GroupDeps deps_;
   ApiTestEnv env_;
   endpoints::ApiRegistry apis_;
@@ -304,6 +306,21 @@ TEST_F(ConversionTest, WebhookFailuresAreKubesMessages) {
   EXPECT_EQ(refused.status().code(), 500);
   EXPECT_EQ(refused.status().message(), "conversion webhook for library.example.com/v2, Kind=Book failed: down");
   EXPECT_EQ(GetBook("v1", "emma").status().code(), 404);
+
+  // kube's metrics, by result and failure type.
+  std::string m = metrics_.Expose();
+  EXPECT_NE(m.find("apiserver_conversion_webhook_request_total{result=\"success\",failure_type=\"\"} 1\n"),
+            std::string::npos) << m;
+  EXPECT_NE(m.find("apiserver_conversion_webhook_request_total{result=\"failure\",failure_type=\"conversion_webhook_call_failure\"} 2\n"),
+            std::string::npos) << m;
+  EXPECT_NE(m.find("apiserver_conversion_webhook_request_total{result=\"failure\",failure_type=\"conversion_webhook_malformed_response_failure\"} 3\n"),
+            std::string::npos) << m;
+  EXPECT_NE(m.find("apiserver_conversion_webhook_request_total{result=\"failure\",failure_type=\"conversion_webhook_partial_response_failure\"} 1\n"),
+            std::string::npos) << m;
+  EXPECT_NE(m.find("apiserver_conversion_webhook_request_total{result=\"failure\",failure_type=\"conversion_webhook_invalid_converted_object_failure\"} 3\n"),
+            std::string::npos) << m;
+  EXPECT_NE(m.find("apiserver_crd_conversion_webhook_duration_seconds_count{crd_name=\"books.library.example.com\",from_version=\"v1\",to_version=\"v2\",succeeded=\"true\"} 1\n"),
+            std::string::npos) << m;
 }
 
 TEST_F(ConversionTest, WritesAreValidatedInTheirOwnVersion) {
