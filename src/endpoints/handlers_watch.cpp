@@ -4,6 +4,7 @@
 #include "apimachinery/errors.h"
 #include "apimachinery/json_write.h"
 #include "endpoints/handlers.h"
+#include "endpoints/watch_writer.h"
 #include "util/timer.h"
 
 namespace capstan::endpoints {
@@ -55,29 +56,23 @@ Task<void> HandleWatch(Scope& s) {
   size_t cancel_id = s.http().cancel.OnCancel([w] { w->Stop(); });
 
   bool first_table = true;
-  bool ended = false;
-  while (!ended) {
-    auto events = co_await w->Next();
-    if (events.empty()) break;
-    std::string out;
-    if (protobuf) {
-      for (auto& e : events) {
-        auto gvk = e.type == "ERROR" ? am::GroupVersionKind{"", "v1", "Status"} : s.KindGvk();
-        auto frame = s.limits().protobuf->EncodeWatchEvent(e.type, gvk, e.object);
-        if (frame.ok()) out += *frame;
-        if (e.type == "ERROR") {
-          ended = true;
-          break;
-        }
+  WatchEventEncoder encode;
+  if (protobuf) {
+    encode = [&s](registry::WatchEvent& e, std::string& out) {
+      auto gvk = e.type == "ERROR" ? am::GroupVersionKind{"", "v1", "Status"} : s.KindGvk();
+      auto frame = s.limits().protobuf->EncodeWatchEvent(e.type, gvk, e.object);
+      if (frame.ok()) out += *frame;
+    };
+  } else if (table || s.output().conversion == Conversion::kPartialObjectMetadata) {
+    encode = [&s, &first_table, table](registry::WatchEvent& e, std::string& out) {
+      if (e.type == "ERROR" || e.type == "BOOKMARK") {
+        AppendJsonWatchEvent(e, out);
+        return;
       }
-      if (!co_await s.http().writer->WriteChunk(std::move(out))) break;
-      continue;
-    }
-    for (auto& e : events) {
       out += "{\"type\":";
       am::AppendJsonString(out, e.type);
       out += ",\"object\":";
-      if (table && (e.type == "ADDED" || e.type == "MODIFIED" || e.type == "DELETED")) {
+      if (table) {
         auto t = s.ToTable({&e.object}, first_table, "");
         first_table = false;
         if (t.ok()) {
@@ -85,21 +80,16 @@ Task<void> HandleWatch(Scope& s) {
         } else {
           am::AppendJson(out, e.object);
         }
-      } else if (s.output().conversion == Conversion::kPartialObjectMetadata && e.type != "ERROR" && e.type != "BOOKMARK") {
-        am::AppendJson(out, s.ToPartial(e.object));
-      } else if (e.json) {
-        out += *e.json;
       } else {
-        am::AppendJson(out, e.object);
+        am::AppendJson(out, s.ToPartial(e.object));
       }
       out += "}\n";
-      if (e.type == "ERROR") {
-        ended = true;
-        break;
-      }
-    }
-    if (!co_await s.http().writer->WriteChunk(std::move(out))) break;
+    };
+  } else {
+    encode = [](registry::WatchEvent& e, std::string& out) { AppendJsonWatchEvent(e, out); };
   }
+  // Each batch of pending events goes out in one write (see watch_writer.h).
+  co_await PumpWatch(*w, *s.http().writer, encode);
   timer->Cancel();
   s.http().cancel.Remove(cancel_id);
   w->Stop();

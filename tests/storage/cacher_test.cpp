@@ -496,6 +496,49 @@ TEST_F(CacherTest, AWatcherThatFallsBehindIsEndedAfterWhatItHolds) {
   EXPECT_TRUE(end->empty());
 }
 
+TEST_F(CacherTest, EventsWithinTheBatchWindowCollectAndComeOutAsOneBatchInOrder) {
+  CacherConfig c = Config();
+  c.watch_batch_window = std::chrono::hours(1);  // only FlushWatchBatches() ends a window here
+  Cacher& cache = MakeCacher(std::move(c));
+  WatchOptions wo;
+  wo.resource_version = std::to_string(Revision());
+  wo.accept_serialized = true;
+  auto w = cache.Watch("/registry/configmaps", wo);
+  ASSERT_TRUE(w.ok());
+  // After a quiet spell the first event is not held back (no flush needed).
+  auto first = Create("ns", "first");
+  auto got = CollectEvents(**w, 1);
+  ASSERT_EQ(Describe(got), (std::vector<std::string>{"ADDED first@" + RvOf(first)}));
+
+  // Within the window: what follows collects, whether the consumer waits already or comes later.
+  auto next = std::async(std::launch::async, [&] { return SyncWait((*w)->Next()); });
+  std::vector<std::string> want;
+  for (int i = 0; i < 5; ++i) {
+    auto o = Create("ns", "o" + std::to_string(i));
+    want.push_back("ADDED o" + std::to_string(i) + "@" + RvOf(o));
+  }
+  auto m = Update("ns", "o1", "changed");
+  want.push_back("MODIFIED o1@" + RvOf(m));
+  ASSERT_TRUE(SyncWait(cache.GetList("/registry/configmaps", {})).ok());  // the cache has dispatched them all
+  EXPECT_EQ(next.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
+  while (next.wait_for(std::chrono::milliseconds(5)) != std::future_status::ready) cache.FlushWatchBatches();
+  auto batch = next.get();
+  EXPECT_EQ(Describe(batch), want);  // one batch, in revision order
+
+  // A window of 0 wakes the consumer at once; events pending while it is busy still come out together.
+  CacherConfig c0 = Config();
+  c0.watch_batch_window = std::chrono::milliseconds(0);
+  Cacher& direct = MakeCacher(std::move(c0));
+  wo.resource_version = std::to_string(Revision());
+  auto w0 = direct.Watch("/registry/configmaps", wo);
+  ASSERT_TRUE(w0.ok());
+  auto a = Update("ns", "o2", "x");
+  auto b = Update("ns", "o3", "y");
+  ASSERT_TRUE(SyncWait(direct.GetList("/registry/configmaps", {})).ok());
+  auto both = CollectEvents(**w0, 2);
+  EXPECT_EQ(Describe(both), (std::vector<std::string>{"MODIFIED o2@" + RvOf(a), "MODIFIED o3@" + RvOf(b)}));
+}
+
 TEST_F(CacherTest, ResumesAfterAStorageWatchErrorWithoutLosingOrRepeatingChanges) {
   Cacher& cache = MakeCacher();
   WatchOptions wo;

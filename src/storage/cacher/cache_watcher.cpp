@@ -10,9 +10,11 @@ namespace json = boost::json;
 
 namespace {
 
-// A batch handed to the consumer stops at this many events or this much JSON.
-constexpr size_t kMaxBatchEvents = 1000;
-constexpr size_t kMaxBatchBytes = 1 << 20;
+// A batch handed to the consumer stops at this many events or this much JSON: the consumer writes a
+// batch with one write call (TLS records of up to 16 KiB), and its buffers stay below malloc's mmap
+// threshold, so a busy watcher neither maps fresh pages per batch nor holds megabytes per write.
+constexpr size_t kMaxBatchEvents = 512;
+constexpr size_t kMaxBatchBytes = 64 << 10;
 
 }  // namespace
 
@@ -59,7 +61,15 @@ bool WatcherSlot::Push(PendingEvent e, std::optional<detail::Waiter>& wake) {
   if (ended || stopped) return true;
   if (pending.size() >= max_pending) return false;
   pending.push_back(std::move(e));
-  if (waiter) wake = std::exchange(waiter, std::nullopt);
+  if (!waiter || deferred) return true;  // the consumer is busy, or already due at the next flush
+  if (batcher && not_before != std::chrono::steady_clock::time_point{} &&
+      std::chrono::steady_clock::now() < not_before) {
+    // Within the consumer's batch window: the batcher wakes it once, with what has collected by then.
+    deferred = true;
+    batcher->Defer(shared_from_this());
+    return true;
+  }
+  wake = std::exchange(waiter, std::nullopt);
   return true;
 }
 
@@ -76,6 +86,7 @@ CacheWatcher::CacheWatcher(std::shared_ptr<CacherCore> core, WatchFilter filter,
       start_revision_(start_revision),
       slot_(std::make_shared<WatcherSlot>(core_->config.max_pending_events)) {
   slot_->filter = std::move(filter);
+  slot_->batcher = core_->batcher.get();
 }
 
 CacheWatcher::~CacheWatcher() { Stop(); }
@@ -93,8 +104,8 @@ void CacheWatcher::Stop() {
   if (wake) wake->Resume();
 }
 
-ObjectEvent CacheWatcher::ToObjectEvent(const PendingEvent& p) const {
-  ObjectEvent e;
+void CacheWatcher::AppendObjectEvent(const PendingEvent& p, std::vector<ObjectEvent>& out) const {
+  ObjectEvent& e = out.emplace_back();  // built in place: an ObjectEvent is large (its Status) to move
   e.type = p.type;
   e.revision = p.revision;
   if (p.type == ObjectEvent::Type::kBookmark) {
@@ -106,14 +117,13 @@ ObjectEvent CacheWatcher::ToObjectEvent(const PendingEvent& p) const {
       md["annotations"] = std::move(ann);
     }
     e.object["metadata"] = std::move(md);
-    return e;
+    return;
   }
   if (opts_.accept_serialized) {
     e.serialized = p.object->Serialized(p.object);
   } else {
     e.object = p.object->Parse();
   }
-  return e;
 }
 
 bool CacheWatcher::TakeStartEvents(std::vector<ObjectEvent>& out) {
@@ -128,7 +138,7 @@ bool CacheWatcher::TakeStartEvents(std::vector<ObjectEvent>& out) {
     p.revision = start_.snapshot_revision;
     p.object = o;
     bytes += o->json().size();
-    out.push_back(ToObjectEvent(p));
+    AppendObjectEvent(p, out);
   }
   if (!start_.initial.empty()) {
     start_.initial.clear();
@@ -140,7 +150,7 @@ bool CacheWatcher::TakeStartEvents(std::vector<ObjectEvent>& out) {
     auto p = f.Convert(*start_.replay[replay_pos_++]);
     if (!p) continue;
     bytes += p->object->json().size();
-    out.push_back(ToObjectEvent(*p));
+    AppendObjectEvent(*p, out);
   }
   if (!start_.replay.empty()) {
     start_.replay.clear();
@@ -153,7 +163,7 @@ bool CacheWatcher::TakeStartEvents(std::vector<ObjectEvent>& out) {
     b.revision = *start_.end_bookmark;
     b.initial_events_end = true;
     start_.end_bookmark.reset();
-    out.push_back(ToObjectEvent(b));
+    AppendObjectEvent(b, out);
   }
   return !out.empty();
 }
@@ -161,14 +171,26 @@ bool CacheWatcher::TakeStartEvents(std::vector<ObjectEvent>& out) {
 auto CacheWatcher::WaitForEvents() {
   struct Awaiter {
     WatcherSlot& s;
+    // Something to take now: the end, or events once the batch window has passed.
+    static bool Ready(WatcherSlot& s) {
+      if (s.ended || s.stopped) return true;
+      if (s.pending.empty()) return false;
+      return !s.batcher || s.not_before == std::chrono::steady_clock::time_point{} ||
+             std::chrono::steady_clock::now() >= s.not_before;
+    }
     bool await_ready() {
       std::lock_guard lock(s.mu);
-      return !s.pending.empty() || s.ended || s.stopped;
+      return Ready(s);
     }
     bool await_suspend(std::coroutine_handle<> h) {
       std::lock_guard lock(s.mu);
-      if (!s.pending.empty() || s.ended || s.stopped) return false;
+      if (Ready(s)) return false;
       s.waiter = detail::Waiter{h, CurrentExecutor()};
+      if (!s.pending.empty() && !s.deferred) {
+        // Events are there but the window has not passed: the next flush wakes this consumer.
+        s.deferred = true;
+        s.batcher->Defer(s.shared_from_this());
+      }
       return true;
     }
     void await_resume() {}
@@ -199,9 +221,9 @@ Task<std::vector<ObjectEvent>> CacheWatcher::Next() {
     }
   }
   if (TakeStartEvents(out)) co_return out;
+  std::vector<PendingEvent> batch;
   while (true) {
     co_await WaitForEvents();
-    std::deque<PendingEvent> batch;
     bool ended = false;
     {
       std::lock_guard lock(slot_->mu);
@@ -210,15 +232,29 @@ Task<std::vector<ObjectEvent>> CacheWatcher::Next() {
         co_return out;
       }
       size_t bytes = 0;
-      while (!slot_->pending.empty() && batch.size() < kMaxBatchEvents && bytes < kMaxBatchBytes) {
-        if (slot_->pending.front().object) bytes += slot_->pending.front().object->json().size();
-        batch.push_back(std::move(slot_->pending.front()));
-        slot_->pending.pop_front();
+      size_t n = 0;
+      for (const auto& p : slot_->pending) {
+        if (n >= kMaxBatchEvents || bytes >= kMaxBatchBytes) break;
+        if (p.object) bytes += p.object->json().size();
+        ++n;
+      }
+      batch.assign(std::make_move_iterator(slot_->pending.begin()),
+                   std::make_move_iterator(slot_->pending.begin() + static_cast<std::ptrdiff_t>(n)));
+      slot_->pending.erase(slot_->pending.begin(), slot_->pending.begin() + static_cast<std::ptrdiff_t>(n));
+      // A batch that emptied the queue opens a batch window: what follows collects until it passes
+      // (see watch_batcher.h). After a batch cut by its cap the rest goes out without waiting.
+      if (n > 0) {
+        if (slot_->batcher && slot_->pending.empty()) {
+          slot_->not_before = std::chrono::steady_clock::now() + slot_->batcher->window();
+        } else {
+          slot_->not_before = {};
+        }
       }
       ended = slot_->ended && slot_->pending.empty();
     }
     out.reserve(batch.size());
-    for (const auto& p : batch) out.push_back(ToObjectEvent(p));
+    for (const auto& p : batch) AppendObjectEvent(p, out);
+    batch.clear();
     if (!out.empty()) co_return out;  // after an end, what was queued goes out first
     if (ended) {
       finished_ = true;

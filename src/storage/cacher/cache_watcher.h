@@ -6,7 +6,9 @@
 // pushes each matching change into its WatcherSlot. Changes are matched and converted once, when they
 // are dispatched: an object that enters the watcher's selection is ADDED, one that leaves it DELETED
 // (its previous state at the change's revision), as kube's cacheWatcher does. Next() hands out
-// everything pending at once (bounded per batch), so a busy watcher writes many events per write.
+// everything pending at once (bounded per batch), so a busy watcher writes many events per write; a
+// watcher that keeps receiving events gets at most one batch per batch window (CacherConfig), so its
+// events collect into one write instead of one write each.
 //
 // The slot's queue is bounded: a watcher that falls max_pending events behind is ended (after what it
 // already holds) instead of buffering without bound; its client re-watches from its last
@@ -26,6 +28,7 @@
 #include <vector>
 
 #include "storage/cacher/cached_object.h"
+#include "storage/cacher/watch_batcher.h"
 #include "storage/object_store.h"
 #include "util/async.h"
 
@@ -54,8 +57,10 @@ struct WatchFilter {
   std::optional<PendingEvent> Convert(const CachedEvent& e) const;
 };
 
+class WatchBatcher;
+
 // The dispatcher's record of one registered watcher.
-struct WatcherSlot {
+struct WatcherSlot : std::enable_shared_from_this<WatcherSlot> {
   explicit WatcherSlot(size_t max_pending) : max_pending(max_pending) {}
 
   // Immutable once registered.
@@ -65,6 +70,7 @@ struct WatcherSlot {
   std::string scope_name;       // "" any
   bool bookmarks = false;
   std::optional<std::chrono::steady_clock::time_point> deadline;
+  WatchBatcher* batcher = nullptr;  // the cache's batch window (null: none); outlives the slot's use
 
   // Under the Cacher's mutex.
   int64_t start_revision = 0;   // changes at or below it are not for this watcher
@@ -79,9 +85,13 @@ struct WatcherSlot {
   bool ended = false;    // no more events come: drain, then end
   bool stopped = false;  // the consumer stopped: end now
   std::optional<detail::Waiter> waiter;
+  // The batch window: events pushed before this wait for the batcher's next flush (unset: none).
+  std::chrono::steady_clock::time_point not_before;
+  bool deferred = false;  // handed to the batcher, which wakes the waiter at its next flush
 
   // Queues an event; false (and nothing queued) when the queue is full. `wake` receives the consumer
-  // to resume once the caller has released its locks.
+  // to resume once the caller has released its locks; within the batch window the slot is handed to
+  // the batcher instead.
   bool Push(PendingEvent e, std::optional<detail::Waiter>& wake);
   // No more events: the consumer drains what is queued and ends.
   void End(std::optional<detail::Waiter>& wake);
@@ -108,7 +118,7 @@ class CacheWatcher : public ObjectWatch {
   const std::shared_ptr<WatcherSlot>& slot() const { return slot_; }
 
  private:
-  ObjectEvent ToObjectEvent(const PendingEvent& p) const;
+  void AppendObjectEvent(const PendingEvent& p, std::vector<ObjectEvent>& out) const;
   // Appends up to a batch of the start events; false when they are exhausted.
   bool TakeStartEvents(std::vector<ObjectEvent>& out);
   auto WaitForEvents();

@@ -21,6 +21,7 @@ CacherCore::CacherCore(CacherConfig c)
       prefix_end(PrefixEnd(prefix)),
       cache(WatchCacheOptions{config.capacity, config.max_capacity, config.event_fresh, config.clock}) {
   if (config.metrics) metrics = config.metrics->For(config.group, config.resource);
+  if (config.watch_batch_window.count() > 0) batcher = std::make_shared<WatchBatcher>(config.watch_batch_window);
 }
 
 Cacher::Cacher(CacherConfig config) : core_(std::make_shared<CacherCore>(std::move(config))) {
@@ -77,6 +78,10 @@ Cacher::Stats Cacher::GetStats() const {
 }
 
 void Cacher::Tick() { core_->Tick(); }
+
+void Cacher::FlushWatchBatches() {
+  if (core_->batcher) core_->batcher->Flush();
+}
 
 void Cacher::FailStorageWatchForTest(Status error) {
   std::lock_guard lock(core_->mu);

@@ -63,6 +63,11 @@ struct CacherConfig {
   size_t max_capacity = 100 * 1024;
   std::chrono::seconds event_fresh{75};     // the ring grows to keep changes this recent
   size_t max_pending_events = 10000;        // per watcher; beyond it the watcher is ended
+  // A watcher that emptied its queue less than this ago waits out the rest of it before taking its
+  // next batch, so a stream of changes reaches it as one write per window (several events per TLS
+  // record and send) instead of one write per event. The first event after a quiet spell and a
+  // backlog are not delayed. 0: every wake-up takes what is there.
+  std::chrono::milliseconds watch_batch_window{20};
   std::chrono::milliseconds fresh_timeout{3000};
   // Whether the storage watch's progress requests prove the store's current revision (etcd from
   // 3.4.31/3.5.13; the embedded store). When it returns false a consistent read the cache is not
@@ -114,6 +119,8 @@ class Cacher : public ObjectStore {
 
   // Runs the periodic work now: due bookmarks, watchers past their timeout.
   void Tick();
+  // Wakes now the watchers waiting out their batch window (the batcher's timer does it each window).
+  void FlushWatchBatches();
   // Ends the storage watch as if it had failed with `error` (tests of resume and re-list).
   void FailStorageWatchForTest(Status error);
 

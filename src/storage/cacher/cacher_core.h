@@ -46,6 +46,7 @@ struct CacherCore : std::enable_shared_from_this<CacherCore> {
   std::string prefix;      // resource_prefix + "/"
   std::string prefix_end;  // PrefixEnd(prefix)
   CacherMetrics::Children metrics;
+  std::shared_ptr<WatchBatcher> batcher;  // null when config.watch_batch_window is 0
 
   mutable std::mutex mu;
   std::condition_variable cv;  // reflector wake-ups and WaitReady
