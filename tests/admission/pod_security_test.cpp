@@ -177,6 +177,46 @@ TEST(PodSecurityPlugin, PodUpdatesAreCheckedOnlyForImageChanges) {
   EXPECT_EQ(env.Decide(kPods, new_image, "UPDATE", kPrivilegedPod).status.code(), 403);
 }
 
+TEST(PodSecurityPlugin, SubresourcesAndPinnedVersions) {
+  Env env({{"pod-security.kubernetes.io/enforce", "restricted"}, {"pod-security.kubernetes.io/enforce-version", "v1.22"}});
+  const char* root = R"({"metadata":{"name":"x"},"spec":{"securityContext":{"runAsNonRoot":true,"runAsUser":0,
+      "seccompProfile":{"type":"RuntimeDefault"}},"containers":[{"name":"c","image":"nginx","securityContext":{
+      "allowPrivilegeEscalation":false,"capabilities":{"drop":["ALL"]}}}]}})";
+  // runAsUser=0 is refused from v1.23 on only.
+  auto d = env.Decide(kPods, root);
+  EXPECT_TRUE(d.status.ok()) << d.status.message();
+  EXPECT_EQ(d.annotations["pod-security.kubernetes.io/enforce-policy"], "restricted:v1.22");
+  // pods/status is not checked; pods/ephemeralcontainers is.
+  auto with_debug = [](const char* image) {
+    return std::string(R"({"metadata":{"name":"x"},"spec":{"securityContext":{"runAsNonRoot":true,"seccompProfile":{"type":"RuntimeDefault"}},
+        "containers":[{"name":"c","image":"nginx","securityContext":{"allowPrivilegeEscalation":false,"capabilities":{"drop":["ALL"]}}}],
+        "ephemeralContainers":[{"name":"debug","image":")") + image + R"("}]}})";
+  };
+  std::string debug = with_debug("busybox");
+  registry::Object old = json::parse(kRestrictedPod).as_object();
+  registry::Object obj = json::parse(debug).as_object();
+  for (const char* sub : {"status", "ephemeralcontainers"}) {
+    Attributes a;
+    a.operation = "UPDATE";
+    a.resource = &kPods;
+    a.subresource = sub;
+    a.namespace_ = "ns";
+    a.name = "x";
+    a.object = &obj;
+    a.old_object = &old;
+    a.user = &env.user;
+    auto r = SyncWait(env.plugin->Decide(a));
+    if (std::string(sub) == "status") {
+      EXPECT_TRUE(r.status.ok());
+    } else {
+      EXPECT_EQ(r.status.message(),
+                R"(pods "x" is forbidden: violates PodSecurity "restricted:v1.22": allowPrivilegeEscalation != false )"
+                R"((container "debug" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities )"
+                R"((container "debug" must set securityContext.capabilities.drop=["ALL"]))");
+    }
+  }
+}
+
 TEST(PodSecurityPlugin, Exemptions) {
   const char* config = R"({"apiVersion":"pod-security.admission.config.k8s.io/v1","kind":"PodSecurityConfiguration",
       "defaults":{"enforce":"restricted"},
