@@ -111,39 +111,6 @@ StatusOr<std::vector<registry::Object>> CheckQuotaRequest(const std::vector<regi
   return out;
 }
 
-Task<void> ResourceQuotaPlugin::LockNamespace(const std::string& ns) {
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    if (busy_.emplace(ns, std::vector<std::function<void(bool)>>{}).second) co_return;
-  }
-  co_await Await<bool>([this, ns](std::function<void(bool)> resume) {
-    std::unique_lock<std::mutex> l(mu_);
-    auto [it, fresh] = busy_.emplace(ns, std::vector<std::function<void(bool)>>{});
-    if (fresh) {
-      l.unlock();
-      resume(true);
-      return;
-    }
-    it->second.push_back(std::move(resume));
-  });
-}
-
-void ResourceQuotaPlugin::UnlockNamespace(const std::string& ns) {
-  std::function<void(bool)> next;
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    auto it = busy_.find(ns);
-    if (it == busy_.end()) return;
-    if (it->second.empty()) {
-      busy_.erase(it);
-      return;
-    }
-    next = std::move(it->second.front());  // the namespace passes to the next evaluation
-    it->second.erase(it->second.begin());
-  }
-  next(true);
-}
-
 void ResourceQuotaPlugin::Remember(const std::string& ns, const registry::Object& q) {
   std::lock_guard<std::mutex> l(mu_);
   written_[ns][std::string(am::GetName(q))] = q;
@@ -176,35 +143,93 @@ Task<StatusOr<std::vector<registry::Object>>> ResourceQuotaPlugin::Quotas(const 
   co_return out;
 }
 
-Task<Status> ResourceQuotaPlugin::Check(std::vector<registry::Object> quotas, const Attributes& a,
-                                        const quota::Evaluator& e, int retries) {
-  auto next = CheckQuotaRequest(quotas, a, e, quota::Clock::now());
-  if (!next.ok()) co_return next.status();
-  if (a.dry_run) co_return Status();
+Task<void> ResourceQuotaPlugin::CheckQuotas(const std::string& ns, std::vector<registry::Object> quotas,
+                                            Batch& batch, int retries) {
+  const std::vector<registry::Object> original = quotas;
+  bool changed = false;
+  auto now = quota::Clock::now();
+  for (auto& w : batch) {
+    if (w->result) continue;  // decided in an earlier round
+    auto next = CheckQuotaRequest(quotas, *w->attrs, *w->evaluator, now);
+    if (!next.ok()) {
+      w->result = next.status();
+      continue;
+    }
+    bool charged = false;
+    for (size_t i = 0; i < quotas.size() && !charged; ++i) {
+      charged = !quota::Equals(Used(quotas[i]), Used((*next)[i]));
+    }
+    if (w->attrs->dry_run || !charged) {
+      w->result = Status();
+      continue;
+    }
+    changed = true;
+    quotas = std::move(*next);
+  }
+  if (!changed) co_return;
   std::vector<std::string> failed;
   Status last;
   for (size_t i = 0; i < quotas.size(); ++i) {
-    if (quota::Equals(Used(quotas[i]), Used((*next)[i]))) continue;
-    auto r = co_await update_("", "v1", "resourcequotas", "status", a.namespace_, (*next)[i]);
+    if (quota::Equals(Used(original[i]), Used(quotas[i]))) continue;
+    auto r = co_await update_("", "v1", "resourcequotas", "status", ns, quotas[i]);
     if (r.ok()) {
-      Remember(a.namespace_, *r);
+      Remember(ns, *r);
     } else {
       failed.emplace_back(am::GetName(quotas[i]));
       last = r.status();
     }
   }
-  if (failed.empty()) co_return Status();
-  if (retries <= 0) co_return last;
+  auto settle = [&](const Status& st) {
+    for (auto& w : batch) {
+      if (!w->result) w->result = st;
+    }
+  };
+  if (failed.empty() || retries <= 0) {
+    settle(failed.empty() ? Status() : last);
+    co_return;
+  }
+  // Read the quotas whose write failed again and charge the undecided requests to them again.
   std::vector<registry::Object> again;
   for (const auto& name : failed) {
-    auto q = co_await get_("", "v1", "resourcequotas", a.namespace_, name);
+    auto q = co_await get_("", "v1", "resourcequotas", ns, name);
     if (q.ok()) {
       again.push_back(std::move(*q));
     } else if (q.status().code() != 404) {
-      co_return last;
+      settle(last);
+      co_return;
     }
   }
-  co_return co_await Check(std::move(again), a, e, retries - 1);
+  co_await CheckQuotas(ns, std::move(again), batch, retries - 1);
+  settle(Status());
+}
+
+Task<void> ResourceQuotaPlugin::CheckBatch(const std::string& ns, Batch& batch) {
+  auto quotas = co_await Quotas(ns);
+  if (!quotas.ok()) {
+    for (auto& w : batch) w->result = quotas.status();
+    co_return;
+  }
+  if (!quotas->empty()) co_await CheckQuotas(ns, std::move(*quotas), batch, 3);
+  for (auto& w : batch) {
+    if (!w->result) w->result = Status();
+  }
+}
+
+Task<void> ResourceQuotaPlugin::Work(std::string ns) {
+  for (;;) {
+    Batch batch;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      auto it = queued_.find(ns);
+      if (it->second.empty()) {
+        queued_.erase(it);  // the next request starts a new worker
+        co_return;
+      }
+      batch.swap(it->second);
+    }
+    co_await CheckBatch(ns, batch);
+    for (auto& w : batch) w->done(std::move(*w->result));  // the request resumes on its own executor
+  }
 }
 
 Task<Status> ResourceQuotaPlugin::Validate(const Attributes& a) {
@@ -213,20 +238,24 @@ Task<Status> ResourceQuotaPlugin::Validate(const Attributes& a) {
   auto e = quota::EvaluatorFor(a.resource->group, a.resource->resource);
   if (!a.object || !e->Handles(a.operation, a.subresource, a.object, a.old_object)) co_return Status();
   {
-    // Most namespaces have no quota: answer them without waiting for the namespace's turn.
+    // Most namespaces have no quota: answer them without queueing.
     auto any = co_await list_("", "v1", "resourcequotas", a.namespace_);
     if (any.ok() && any->empty()) co_return Status();
   }
-  co_await LockNamespace(a.namespace_);
-  struct Unlock {
-    ResourceQuotaPlugin* p;
-    std::string ns;
-    ~Unlock() { p->UnlockNamespace(ns); }
-  } unlock{this, a.namespace_};
-  auto quotas = co_await Quotas(a.namespace_);
-  if (!quotas.ok()) co_return quotas.status();
-  if (quotas->empty()) co_return Status();
-  co_return co_await Check(std::move(*quotas), a, *e, 3);
+  co_return co_await Await<Status>([this, &a, e](std::function<void(Status)> done) {
+    auto w = std::make_shared<Waiter>();
+    w->attrs = &a;
+    w->evaluator = e;
+    w->done = std::move(done);
+    bool start;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      auto [it, fresh] = queued_.try_emplace(a.namespace_);
+      it->second.push_back(std::move(w));
+      start = fresh;
+    }
+    if (start) Spawn(Work(a.namespace_));
+  });
 }
 
 }  // namespace capstan::admission

@@ -10,13 +10,16 @@
 // update is charged only its increase. Unless the request is a dry run, the new usage is written to
 // each changed quota's status with its resourceVersion as precondition before the object is
 // stored; on a conflict the failed quotas are read again and checked again, three times at most,
-// as kube does. Evaluations of one namespace are serialized (kube queues them per namespace), and
-// the quotas this process wrote last are preferred over an older copy listed from the watch cache.
+// as kube does. As in kube, the requests of one namespace are evaluated by one worker at a time, in
+// batches: the requests that queued while a batch was being written are checked together, in order,
+// and their usage is written with one status update per quota. The quotas this process wrote last
+// are preferred over an older copy listed from the watch cache.
 // Not yet: the admission configuration's limitedResources. Thread-safe.
 #pragma once
 
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,19 +44,28 @@ class ResourceQuotaPlugin : public Plugin {
   Task<Status> Validate(const Attributes& a) override;
 
  private:
+  // One admission request waiting for its namespace's evaluation.
+  struct Waiter {
+    const Attributes* attrs;
+    std::shared_ptr<const quota::Evaluator> evaluator;
+    std::optional<Status> result;  // unset: charged, waiting for the quota writes
+    std::function<void(Status)> done;
+  };
+  using Batch = std::vector<std::shared_ptr<Waiter>>;
+
   Task<StatusOr<std::vector<registry::Object>>> Quotas(const std::string& ns);
-  Task<Status> Check(std::vector<registry::Object> quotas, const Attributes& a, const quota::Evaluator& e,
-                     int retries);
+  // Drains the namespace's queue, one batch at a time (kube's per-namespace worker).
+  Task<void> Work(std::string ns);
+  Task<void> CheckBatch(const std::string& ns, Batch& batch);
+  Task<void> CheckQuotas(const std::string& ns, std::vector<registry::Object> quotas, Batch& batch, int retries);
   void Remember(const std::string& ns, const registry::Object& q);
-  Task<void> LockNamespace(const std::string& ns);
-  void UnlockNamespace(const std::string& ns);
 
   ObjectGetter get_;
   ObjectLister list_;
   ObjectUpdater update_;
   std::mutex mu_;
-  // Namespaces being evaluated, each with the evaluations waiting for it.
-  std::map<std::string, std::vector<std::function<void(bool)>>> busy_;
+  // Namespaces with a running worker, each with the requests queued for its next batch.
+  std::map<std::string, Batch> queued_;
   // The quotas written last, by namespace and name (kube's updatedQuotas cache).
   std::map<std::string, std::map<std::string, registry::Object>> written_;
 };

@@ -250,6 +250,13 @@ struct FakeQuotas {
   int version = 10;
   int conflicts_left = 0;
   int updates = 0;
+  bool block = false;                 // updates wait for Release()
+  std::function<void(int)> pending;
+  void Release() {
+    auto p = std::move(pending);
+    pending = nullptr;
+    p(0);
+  }
   PluginDeps Deps() {
     PluginDeps d;
     d.list = [this](const std::string&, const std::string&, const std::string&,
@@ -267,6 +274,7 @@ struct FakeQuotas {
     d.update = [this](const std::string&, const std::string&, const std::string&, const std::string& sub,
                       const std::string&, registry::Object obj) -> Task<StatusOr<registry::Object>> {
       EXPECT_EQ(sub, "status");
+      if (block) co_await Await<int>([this](std::function<void(int)> cb) { pending = std::move(cb); });
       std::string name(obj.at("metadata").at("name").as_string());
       auto& cur = stored.at(name);
       if (conflicts_left > 0 || obj.at("metadata").at("resourceVersion") != cur.at("metadata").at("resourceVersion")) {
@@ -304,6 +312,33 @@ TEST(ResourceQuotaPluginTest, WritesUsageAndRetriesConflicts) {
   f.stored["q"] = Quota("q", R"({"count/configmaps":"2"})", R"({"count/configmaps":"0"})");
   ASSERT_TRUE(SyncWait(p.Validate(r.a)).ok());
   EXPECT_EQ(f.updates, 1);  // a dry run writes nothing
+}
+
+TEST(ResourceQuotaPluginTest, RequestsQueuedMeanwhileAreCheckedTogetherWithOneWrite) {
+  FakeQuotas f;
+  f.stored["q"] = Quota("q", R"({"count/configmaps":"3"})", R"({"count/configmaps":"0"})");
+  f.block = true;
+  PluginDeps d = f.Deps();
+  ResourceQuotaPlugin p(d.get, d.list, d.update);
+  std::vector<std::unique_ptr<Request>> reqs;
+  std::vector<std::optional<Status>> results(5);
+  for (int i = 0; i < 5; ++i) {
+    reqs.push_back(std::make_unique<Request>("configmaps", R"({"metadata":{"name":"c"}})"));
+    SpawnThen(p.Validate(reqs.back()->a), [&results, i](Status st) { results[i] = std::move(st); });
+  }
+  // The first request's write is in flight; the other four wait for the next batch.
+  ASSERT_TRUE(f.pending);
+  EXPECT_FALSE(results[0] || results[1]);
+  f.Release();
+  ASSERT_TRUE(results[0] && results[0]->ok());
+  ASSERT_TRUE(f.pending);  // one write for the second batch
+  f.Release();
+  EXPECT_EQ(f.updates, 2);
+  EXPECT_TRUE(results[1]->ok());
+  EXPECT_TRUE(results[2]->ok());
+  EXPECT_EQ(results[3]->code(), 403);
+  EXPECT_EQ(results[4]->code(), 403);
+  EXPECT_EQ(json::serialize(f.stored["q"].at("status").at("used")), R"({"count/configmaps":"3"})");
 }
 
 TEST(ResourceQuotaPluginTest, IgnoresWhatKubeIgnores) {
