@@ -443,6 +443,10 @@ Status App::Start() {
   controllers::ControllerManagerOptions co;
   if (!o.controllers.empty()) co.controllers = o.controllers;
   co.root_ca_pem = pki->ca_cert_pem;
+  if (const authn::ServiceAccountTokenGenerator* gen = s.authentication->authentication().token_generator()) {
+    co.sign_legacy_token = [gen](const std::string& ns, const std::string& account, const std::string& uid,
+                                 const std::string& secret) { return gen->GenerateLegacy(ns, {account, uid}, secret); };
+  }
   const bool sole_replica = o.etcd_servers.empty();  // the embedded store belongs to this process
   co.leader_election.enabled = o.leader_elect;
   co.leader_election.sole_replica = sole_replica;

@@ -6,6 +6,7 @@
 #include "controllers/resource_quota_controller.h"
 #include "controllers/rootcacert/publisher.h"
 #include "controllers/serviceaccount/serviceaccounts_controller.h"
+#include "controllers/serviceaccount/tokens_controller.h"
 #include "controllers/volumeprotection/pv_protection_controller.h"
 #include "controllers/volumeprotection/pvc_protection_controller.h"
 #include "util/log.h"
@@ -53,6 +54,12 @@ std::vector<std::unique_ptr<Controller>> ControllerManager::MakeControllers() co
       RootCAPublisherOptions ro;
       ro.root_ca_pem = opts_.root_ca_pem;
       out.push_back(std::make_unique<RootCAPublisher>(std::move(ro)));
+    } else if (name == kServiceAccountTokenController) {
+      if (!opts_.sign_legacy_token) continue;
+      TokensControllerOptions to;
+      to.sign = opts_.sign_legacy_token;
+      to.root_ca_pem = opts_.root_ca_pem;
+      out.push_back(std::make_unique<TokensController>(std::move(to)));
     } else if (name == kTokenCleanerController) {
       out.push_back(std::make_unique<TokenCleaner>());
     } else if (name == kClusterRoleAggregationController) {

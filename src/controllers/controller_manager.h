@@ -16,6 +16,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -39,6 +40,10 @@ struct ControllerManagerOptions {
   std::string root_ca_pem;
   NamespaceControllerOptions namespace_controller;
   GarbageCollectorOptions garbage_collector;
+  // Signs legacy tokens for the serviceaccount-token-controller (namespace, account name, account
+  // uid, secret name); unset: that controller does not run.
+  std::function<StatusOr<std::string>(const std::string&, const std::string&, const std::string&, const std::string&)>
+      sign_legacy_token;
 };
 
 class ControllerManager {

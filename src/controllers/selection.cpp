@@ -127,6 +127,7 @@ const std::vector<std::string_view>& ImplementedControllers() {
   static const std::vector<std::string_view> kImplemented = {
       kNamespaceController, kGarbageCollectorController, kServiceAccountController,
       kRootCACertificatePublisherController, kTokenCleanerController, "clusterrole-aggregation-controller",
+      kServiceAccountTokenController,
       "persistentvolumeclaim-protection-controller", "persistentvolume-protection-controller",
       "resourcequota-controller"};
   return kImplemented;

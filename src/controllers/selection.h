@@ -23,6 +23,7 @@ inline constexpr std::string_view kGarbageCollectorController = "garbage-collect
 inline constexpr std::string_view kServiceAccountController = "serviceaccount-controller";
 inline constexpr std::string_view kRootCACertificatePublisherController = "root-ca-certificate-publisher-controller";
 inline constexpr std::string_view kTokenCleanerController = "token-cleaner-controller";
+inline constexpr std::string_view kServiceAccountTokenController = "serviceaccount-token-controller";
 
 // Capstan's default for --controllers.
 std::vector<std::string> DefaultControllerSelection();

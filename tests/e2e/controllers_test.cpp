@@ -1,7 +1,7 @@
 // End-to-end: the in-process control loops driven with the real kubectl (issue 13): namespace
 // deletion with content, a finalizer holding a namespace in Terminating with kube's condition,
 // garbage collection under background, foreground and orphan cascades, the default service account
-// and kube-root-ca.crt in new namespaces, --controllers, the leader Lease and the workqueue metrics.
+// and kube-root-ca.crt in new namespaces, service-account token Secrets, --controllers, the leader Lease and the workqueue metrics.
 // Waits poll with generous deadlines; the elapsed times are printed, not asserted.
 #include <gtest/gtest.h>
 
@@ -196,6 +196,44 @@ TEST_F(ControllersE2E, NewNamespaceGetsDefaultServiceAccountAndRootCA) {
   ASSERT_EQ(K({"delete", "serviceaccount", "default", "-n", "e2e-fresh"}).exit_code, 0);
   EXPECT_TRUE(Eventually([&] { return Out({"get", "serviceaccount", "default", "-n", "e2e-fresh", "-o", "name"}) ==
                                       "serviceaccount/default"; }));
+}
+
+TEST_F(ControllersE2E, ServiceAccountTokenSecretsAreFilledAndGoWithTheirAccount) {
+  ASSERT_EQ(K({"create", "namespace", "e2e-tokens"}).exit_code, 0);
+  ASSERT_EQ(K({"create", "serviceaccount", "robot", "-n", "e2e-tokens"}).exit_code, 0);
+  const std::string secret = R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"robot-token",
+    "annotations":{"kubernetes.io/service-account.name":"robot"}},"type":"kubernetes.io/service-account-token"})";
+  ASSERT_EQ(K({"apply", "-n", "e2e-tokens", "-f", "-"}, secret).exit_code, 0);
+  std::string token_b64;
+  EXPECT_TRUE(Eventually([&] {
+    token_b64 = Out({"get", "secret", "robot-token", "-n", "e2e-tokens", "-o", "jsonpath={.data.token}"});
+    return !token_b64.empty();
+  }));
+  const std::string uid = Out({"get", "serviceaccount", "robot", "-n", "e2e-tokens", "-o", "jsonpath={.metadata.uid}"});
+  EXPECT_EQ(Out({"get", "secret", "robot-token", "-n", "e2e-tokens", "-o",
+                 R"(jsonpath={.metadata.annotations.kubernetes\.io/service-account\.uid})"}),
+            uid);
+  EXPECT_EQ(Out({"get", "secret", "robot-token", "-n", "e2e-tokens", "-o", R"(jsonpath={.data.namespace})"}),
+            "ZTJlLXRva2Vucw==");  // base64 of e2e-tokens
+  std::string ca = ReadFile(server_->data_dir() + "/pki/ca.crt");
+  auto ca_b64 = Out({"get", "secret", "robot-token", "-n", "e2e-tokens", "-o", R"(jsonpath={.data.ca\.crt})"});
+  auto decoded = RunCommand({"base64", "-d"}, ca_b64);
+  EXPECT_EQ(decoded.out, ca);
+  // The token authenticates as the service account (the legacy token authenticator).
+  auto token = RunCommand({"base64", "-d"}, token_b64).out;
+  ASSERT_FALSE(token.empty());
+  auto who = RunCommand({KubectlPath("31"), "--server", "https://127.0.0.1:" + std::to_string(server_->port()),
+                         "--insecure-skip-tls-verify", "--token", token, "auth", "whoami", "-o",
+                         "jsonpath={.status.userInfo.username}"});
+  EXPECT_EQ(who.out, "system:serviceaccount:e2e-tokens:robot") << who.err;
+  // A token Secret for an account that does not exist is deleted.
+  const std::string orphan = R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"ghost-token",
+    "annotations":{"kubernetes.io/service-account.name":"ghost"}},"type":"kubernetes.io/service-account-token"})";
+  ASSERT_EQ(K({"apply", "-n", "e2e-tokens", "-f", "-"}, orphan).exit_code, 0);
+  EXPECT_TRUE(Eventually([&] { return K({"get", "secret", "ghost-token", "-n", "e2e-tokens"}).exit_code != 0; }));
+  // Deleting the account deletes its token Secrets.
+  ASSERT_EQ(K({"delete", "serviceaccount", "robot", "-n", "e2e-tokens"}).exit_code, 0);
+  EXPECT_TRUE(Eventually([&] { return K({"get", "secret", "robot-token", "-n", "e2e-tokens"}).exit_code != 0; }));
 }
 
 TEST_F(ControllersE2E, LeaseNamesTheLeaderAndMetricsShowTheQueues) {
