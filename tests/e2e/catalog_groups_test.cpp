@@ -224,11 +224,16 @@ TEST_F(CatalogGroupsTest, CreateIngressPriorityClassQuota) {
     auto quota = K({"create", "quota", "q" + v, "--hard=cpu=1,memory=1G,pods=2,limits.cpu=2"}, "", v);
     ASSERT_EQ(quota.exit_code, 0) << quota.err;
     EXPECT_EQ(quota.out, "resourcequota/q" + v + " created\n");
-    auto q = K({"get", "quota", "q" + v}, "", v);
+    // The quota controller writes status.hard and status.used; kube prints used/hard from the status.
+    const std::string want = "q" + v + " AGE cpu: 0/1, memory: 0/1G, pods: 0/2 limits.cpu: 0/2";
+    CommandResult q;
+    for (int i = 0; i < 100; ++i) {
+      q = K({"get", "quota", "q" + v}, "", v);
+      if (WithoutAge(RowOf(q.out, "q" + v), 1) == want) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
     EXPECT_EQ(Squeeze(Lines(q.out)[0]), "NAME AGE REQUEST LIMIT");
-    // No quota controller has written status: kube prints used/hard from the (empty) status.
-    EXPECT_EQ(WithoutAge(RowOf(q.out, "q" + v), 1), "q" + v + " AGE cpu: 0/0, memory: 0/0, pods: 0/0 limits.cpu: 0/0")
-        << q.out;
+    EXPECT_EQ(WithoutAge(RowOf(q.out, "q" + v), 1), want) << q.out;
     EXPECT_EQ(K({"delete", "ingress", "web" + v}, "", v).exit_code, 0);
     EXPECT_EQ(K({"delete", "pc", "high" + v}, "", v).exit_code, 0);
     EXPECT_EQ(K({"delete", "quota", "q" + v}, "", v).exit_code, 0);
