@@ -305,11 +305,16 @@ StatusOr<ServedCustomResource> BuildCustomResource(const CustomResourceDeps& cde
       out.resources.push_back(std::move(s));
     }
     if (v.scale) {
+      // The scale store reads and writes the stored object: under None it has this version's shape
+      // (only apiVersion differs), so this version's paths apply; a webhook may move fields, so the
+      // storage version's paths apply when it has a scale subresource.
+      const ScaleSubresource& paths =
+          webhook && storage_version->scale ? *storage_version->scale : *v.scale;
       registry::ScaleConfig scfg;
-      scfg.spec_replicas_path = SplitPath(v.scale->spec_replicas_path);
-      scfg.status_replicas_path = SplitPath(v.scale->status_replicas_path);
+      scfg.spec_replicas_path = SplitPath(paths.spec_replicas_path);
+      scfg.status_replicas_path = SplitPath(paths.status_replicas_path);
       scfg.default_replicas = 0;
-      auto selector_path = SplitPath(v.scale->label_selector_path);
+      auto selector_path = SplitPath(paths.label_selector_path);
       scfg.selector = [selector_path](const registry::Object& parent) -> std::string {
         if (selector_path.empty()) return "";
         const json::value* x = nullptr;

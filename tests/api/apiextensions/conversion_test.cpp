@@ -338,6 +338,27 @@ TEST_F(ConversionTest, WritesAreValidatedInTheirOwnVersion) {
   EXPECT_TRUE(http_.requests.empty());  // refused before any conversion
 }
 
+TEST_F(ConversionTest, ScaleOfAConvertedVersionUsesTheStoredShape) {
+  Object crd = Parse(kBooks);
+  auto& vs = crd["spec"].as_object()["versions"].as_array();
+  for (int i : {0, 1}) {
+    auto& props = vs[i].as_object()["schema"].as_object()["openAPIV3Schema"].as_object()["properties"].as_object()["spec"]
+                      .as_object()["properties"].as_object();
+    props[i == 0 ? "copies" : "count"] = json::object{{"type", "integer"}};
+  }
+  vs[0].as_object()["subresources"] = Parse(R"({"scale":{"specReplicasPath":".spec.copies","statusReplicasPath":".status.copies"}})");
+  vs[1].as_object()["subresources"] = Parse(R"({"scale":{"specReplicasPath":".spec.count","statusReplicasPath":".status.count"}})");
+  ASSERT_TRUE(env_.Create("customresourcedefinitions", crd).ok());
+  Settle();
+  ASSERT_TRUE(SyncWait(Books("v1")->creater->Create(Ns(), Book("v1", "dune", R"({"name":"Dune","copies":3})"), {})).ok());
+  snap_ = apis_.Snapshot();
+  const auto* scale = snap_->FindResource("library.example.com", "v2", "books", "scale");
+  ASSERT_NE(scale, nullptr);
+  auto got = SyncWait(scale->getter->Get(Ns(), "dune", {}));
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ(got->at("spec").at("replicas").as_int64(), 3);
+}
+
 TEST_F(ConversionTest, V1beta1ReviewWhenOnlyThatIsListed) {
   Object crd = Parse(kBooks);
   crd["spec"].as_object()["conversion"].as_object()["webhook"].as_object()["conversionReviewVersions"] =
