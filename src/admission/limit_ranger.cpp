@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
+#include <climits>
+#include <cstdio>
+#include <map>
 
 #include "admission/default_toleration_seconds.h"
 #include "apimachinery/errors.h"
@@ -27,9 +30,8 @@ json::object& EnsureObject(json::object& o, std::string_view key) {
 }
 
 std::string QuantityText(const json::value& v) {
-  if (v.is_string()) return std::string(v.as_string());
   auto q = am::ParseQuantityJson(v);
-  return q.ok() ? q->String() : json::serialize(v);
+  return q.ok() ? q->String() : (v.is_string() ? std::string(v.as_string()) : json::serialize(v));
 }
 
 // Fills missing limits/requests of each container in `list`; adds kube's annotation parts.
@@ -67,58 +69,221 @@ void MergeDefaults(json::object& spec, std::string_view list, const char* what, 
   }
 }
 
-// kube's minConstraint / maxConstraint for one resource of one container.
-void Check(const json::object& item, const json::object& c, std::vector<std::string>& errs) {
-  const json::object* res = ObjectAt(c, "resources");
-  const json::object* requests = res ? ObjectAt(*res, "requests") : nullptr;
-  const json::object* limits = res ? ObjectAt(*res, "limits") : nullptr;
-  auto get = [](const json::object* list, const std::string& k) -> std::optional<am::Quantity> {
-    if (!list) return std::nullopt;
-    const json::value* v = list->if_contains(k);
-    if (!v) return std::nullopt;
-    auto q = am::ParseQuantityJson(*v);
-    if (!q.ok()) return std::nullopt;
-    return *q;
-  };
-  if (const json::object* min = ObjectAt(item, "min")) {
-    for (const auto& [kv, ev] : *min) {
-      std::string k(kv);
-      auto enforced = am::ParseQuantityJson(ev);
-      if (!enforced.ok()) continue;
-      auto req = get(requests, k), lim = get(limits, k);
-      if (!req) {
-        errs.push_back("minimum " + k + " usage per Container is " + QuantityText(ev) + ".  No request is specified");
-      } else if (req->Cmp(*enforced) < 0) {
-        errs.push_back("minimum " + k + " usage per Container is " + QuantityText(ev) + ", but request is " +
-                       QuantityText(requests->at(k)));
-      } else if (lim && lim->Cmp(*enforced) < 0) {
-        errs.push_back("minimum " + k + " usage per Container is " + QuantityText(ev) + ", but limit is " +
-                       QuantityText(limits->at(k)));
-      }
-    }
+// A resource list (requests or limits) parsed; entries that do not parse are left out (validation
+// of the object reports them).
+using ResourceList = std::map<std::string, am::Quantity, std::less<>>;
+
+ResourceList ParseList(const json::object* list) {
+  ResourceList out;
+  if (!list) return out;
+  for (const auto& [k, v] : *list) {
+    auto q = am::ParseQuantityJson(v);
+    if (q.ok()) out.emplace(std::string(k), *q);
   }
-  if (const json::object* max = ObjectAt(item, "max")) {
-    for (const auto& [kv, ev] : *max) {
-      std::string k(kv);
-      auto enforced = am::ParseQuantityJson(ev);
-      if (!enforced.ok()) continue;
-      auto req = get(requests, k), lim = get(limits, k);
-      if (!lim) {
-        errs.push_back("maximum " + k + " usage per Container is " + QuantityText(ev) + ".  No limit is specified");
-      } else if (lim->Cmp(*enforced) > 0) {
-        errs.push_back("maximum " + k + " usage per Container is " + QuantityText(ev) + ", but limit is " +
-                       QuantityText(limits->at(k)));
-      } else if (req && req->Cmp(*enforced) > 0) {
-        errs.push_back("maximum " + k + " usage per Container is " + QuantityText(ev) + ", but request is " +
-                       QuantityText(requests->at(k)));
-      }
+  return out;
+}
+
+ResourceList ContainerList(const json::object& c, std::string_view which) {
+  const json::object* res = ObjectAt(c, "resources");
+  return ParseList(res ? ObjectAt(*res, which) : nullptr);
+}
+
+void AddTo(ResourceList& into, const ResourceList& add) {
+  for (const auto& [k, q] : add) {
+    auto it = into.find(k);
+    if (it == into.end()) {
+      into.emplace(k, q);
+    } else {
+      it->second = it->second.Add(q);
     }
   }
 }
 
+void MaxInto(ResourceList& into, const ResourceList& other) {
+  for (const auto& [k, q] : other) {
+    auto it = into.find(k);
+    if (it == into.end()) {
+      into.emplace(k, q);
+    } else if (q.Cmp(it->second) > 0) {
+      it->second = q;
+    }
+  }
+}
+
+// kube's podRequests / podLimits: the containers' sum, raised to what any init container needs (a
+// restartable init container — a sidecar — adds to the sum and to every later init container).
+ResourceList PodTotal(const json::object& spec, std::string_view which) {
+  ResourceList total, sidecars, init_max;
+  if (const json::value* cs = spec.if_contains("containers"); cs && cs->is_array()) {
+    for (const auto& c : cs->as_array()) {
+      if (c.is_object()) AddTo(total, ContainerList(c.as_object(), which));
+    }
+  }
+  if (const json::value* cs = spec.if_contains("initContainers"); cs && cs->is_array()) {
+    for (const auto& cv : cs->as_array()) {
+      if (!cv.is_object()) continue;
+      const json::object& c = cv.as_object();
+      ResourceList own = ContainerList(c, which);
+      const json::value* rp = c.if_contains("restartPolicy");
+      if (rp && rp->is_string() && rp->as_string() == "Always") {
+        AddTo(total, own);
+        AddTo(sidecars, own);
+        MaxInto(init_max, sidecars);
+      } else {
+        AddTo(own, sidecars);
+        MaxInto(init_max, own);
+      }
+    }
+  }
+  MaxInto(total, init_max);
+  return total;
+}
+
+// kube's requestLimitEnforcedValues: compared in milli-units when none of them overflows there.
+struct Compared {
+  int64_t request = 0, limit = 0, enforced = 0;
+};
+Compared Values(const am::Quantity* req, const am::Quantity* lim, const am::Quantity& enforced) {
+  constexpr int64_t kMaxMilliValue = INT64_MAX / 1000;
+  am::Quantity zero;
+  const am::Quantity& r = req ? *req : zero;
+  const am::Quantity& l = lim ? *lim : zero;
+  Compared c{r.Value(), l.Value(), enforced.Value()};
+  if (c.request <= kMaxMilliValue && c.limit <= kMaxMilliValue && c.enforced <= kMaxMilliValue) {
+    c = {r.MilliValue(), l.MilliValue(), enforced.MilliValue()};
+  }
+  return c;
+}
+
+const am::Quantity* Find(const ResourceList& l, const std::string& k) {
+  auto it = l.find(k);
+  return it == l.end() ? nullptr : &it->second;
+}
+
+// kube's minConstraint, maxConstraint, maxRequestConstraint and limitRequestRatioConstraint for one
+// item's min / max / maxLimitRequestRatio against one set of requests and limits.
+class Constraints {
+ public:
+  Constraints(const json::object& item, std::string type) : item_(item), type_(std::move(type)) {}
+
+  void Min(const ResourceList& requests, const ResourceList& limits, std::vector<std::string>& errs) const {
+    ForEach("min", [&](const std::string& k, const am::Quantity& e, const std::string& et) {
+      const am::Quantity* req = Find(requests, k);
+      const am::Quantity* lim = Find(limits, k);
+      Compared v = Values(req, lim, e);
+      if (!req) {
+        errs.push_back(Head("minimum", k, et) + ".  No request is specified");
+      } else if (v.request < v.enforced) {
+        errs.push_back(Head("minimum", k, et) + ", but request is " + req->String());
+      } else if (lim && v.limit < v.enforced) {
+        errs.push_back(Head("minimum", k, et) + ", but limit is " + lim->String());
+      }
+    });
+  }
+
+  void Max(const ResourceList& requests, const ResourceList& limits, std::vector<std::string>& errs) const {
+    ForEach("max", [&](const std::string& k, const am::Quantity& e, const std::string& et) {
+      const am::Quantity* req = Find(requests, k);
+      const am::Quantity* lim = Find(limits, k);
+      Compared v = Values(req, lim, e);
+      if (!lim) {
+        errs.push_back(Head("maximum", k, et) + ".  No limit is specified");
+      } else if (v.limit > v.enforced) {
+        errs.push_back(Head("maximum", k, et) + ", but limit is " + lim->String());
+      } else if (req && v.request > v.enforced) {
+        errs.push_back(Head("maximum", k, et) + ", but request is " + req->String());
+      }
+    });
+  }
+
+  // For a claim, which has no limits: max applies to its requests.
+  void MaxRequest(const ResourceList& requests, std::vector<std::string>& errs) const {
+    ForEach("max", [&](const std::string& k, const am::Quantity& e, const std::string& et) {
+      const am::Quantity* req = Find(requests, k);
+      Compared v = Values(req, nullptr, e);
+      if (!req) {
+        errs.push_back(Head("maximum", k, et) + ".  No request is specified");
+      } else if (v.request > v.enforced) {
+        errs.push_back(Head("maximum", k, et) + ", but request is " + req->String());
+      }
+    });
+  }
+
+  void Ratio(const ResourceList& requests, const ResourceList& limits, std::vector<std::string>& errs) const {
+    ForEach("maxLimitRequestRatio", [&](const std::string& k, const am::Quantity& e, const std::string& et) {
+      const am::Quantity* req = Find(requests, k);
+      const am::Quantity* lim = Find(limits, k);
+      Compared v = Values(req, lim, e);
+      const std::string head = k + " max limit to request ratio per " + type_ + " is " + et;
+      if (!req || v.request == 0) {
+        errs.push_back(head + ", but no request is specified or request is 0");
+        return;
+      }
+      if (!lim || v.limit == 0) {
+        errs.push_back(head + ", but no limit is specified or limit is 0");
+        return;
+      }
+      double observed = static_cast<double>(v.limit) / static_cast<double>(v.request);
+      const double shown = observed;
+      double allowed = static_cast<double>(e.Value());
+      if (e.Value() <= INT64_MAX / 1000) {
+        observed *= 1000;
+        allowed = static_cast<double>(e.MilliValue());
+      }
+      if (observed > allowed) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%f", shown);  // Go's %f
+        errs.push_back(head + ", but provided ratio is " + buf);
+      }
+    });
+  }
+
+ private:
+  template <class F>
+  void ForEach(std::string_view field, F f) const {
+    const json::object* list = ObjectAt(item_, field);
+    if (!list) return;
+    for (const auto& [kv, ev] : *list) {
+      auto enforced = am::ParseQuantityJson(ev);
+      if (enforced.ok()) f(std::string(kv), *enforced, enforced->String());
+    }
+  }
+  std::string Head(const char* what, const std::string& k, const std::string& enforced) const {
+    return std::string(what) + " " + k + " usage per " + type_ + " is " + enforced;
+  }
+
+  const json::object& item_;
+  std::string type_;
+};
+
+std::string ItemType(const json::object& item) {
+  const json::value* t = item.if_contains("type");
+  return t && t->is_string() ? std::string(t->as_string()) : "";
+}
+
+bool IsClaim(const Attributes& a) {
+  return a.resource && a.resource->group.empty() && a.resource->resource == "persistentvolumeclaims" &&
+         a.subresource.empty();
+}
+
+Status Refuse(const Attributes& a, const std::vector<std::string>& errs) {
+  if (errs.empty()) return Status();
+  return ForbiddenFor(a, errs.size() == 1 ? errs[0] : "[" + Join(errs, ", ") + "]");
+}
+
 }  // namespace
 
-Task<StatusOr<std::vector<json::object>>> LimitRanger::ContainerItems(const Attributes& a) {
+bool LimitRanger::Handles(const std::string& op) const { return op == "CREATE" || op == "UPDATE"; }
+
+// kube's SupportsAttributes: pods on create (their containers cannot change later) and claims on
+// create and update; never a subresource.
+bool LimitRanger::Applies(const Attributes& a) {
+  if (!a.object) return false;
+  if (IsPod(a)) return a.operation == "CREATE";
+  return IsClaim(a);
+}
+
+Task<StatusOr<std::vector<json::object>>> LimitRanger::Items(const Attributes& a) {
   std::vector<json::object> items;
   auto ranges = co_await list_("", "v1", "limitranges", a.namespace_);
   if (!ranges.ok()) {
@@ -130,27 +295,33 @@ Task<StatusOr<std::vector<json::object>>> LimitRanger::ContainerItems(const Attr
     const json::value* limits = spec ? spec->if_contains("limits") : nullptr;
     if (!limits || !limits->is_array()) continue;
     for (const auto& item : limits->as_array()) {
-      if (!item.is_object()) continue;
-      const json::value* type = item.as_object().if_contains("type");
-      if (type && type->is_string() && type->as_string() == "Container") items.push_back(item.as_object());
+      if (item.is_object()) items.push_back(item.as_object());
     }
   }
   co_return items;
 }
 
 Task<Status> LimitRanger::Admit(Attributes& a) {
-  if (!IsPod(a) || !a.object) co_return Status();
+  if (!Applies(a) || !IsPod(a)) co_return Status();
   json::value* spec_v = a.object->if_contains("spec");
   if (!spec_v || !spec_v->is_object()) co_return Status();
-  auto items = co_await ContainerItems(a);
+  auto items = co_await Items(a);
   if (!items.ok()) co_return items.status();
-  std::vector<std::string> notes;
+  // kube's defaultContainerResourceRequirements: every Container item's default and defaultRequest,
+  // a later item's value winning, merged into each container once.
+  json::object limits, requests;
   for (const auto& item : *items) {
-    const json::object* limits = ObjectAt(item, "default");
-    const json::object* requests = ObjectAt(item, "defaultRequest");
-    MergeDefaults(spec_v->as_object(), "containers", "container", limits, requests, notes);
-    MergeDefaults(spec_v->as_object(), "initContainers", "init container", limits, requests, notes);
+    if (ItemType(item) != "Container") continue;
+    if (const json::object* d = ObjectAt(item, "default")) {
+      for (const auto& [k, v] : *d) limits[k] = v;
+    }
+    if (const json::object* d = ObjectAt(item, "defaultRequest")) {
+      for (const auto& [k, v] : *d) requests[k] = v;
+    }
   }
+  std::vector<std::string> notes;
+  MergeDefaults(spec_v->as_object(), "containers", "container", &limits, &requests, notes);
+  MergeDefaults(spec_v->as_object(), "initContainers", "init container", &limits, &requests, notes);
   if (!notes.empty()) {
     json::object& md = EnsureObject(*a.object, "metadata");
     EnsureObject(md, "annotations")["kubernetes.io/limit-ranger"] = "LimitRanger plugin set: " + Join(notes, "; ");
@@ -159,23 +330,51 @@ Task<Status> LimitRanger::Admit(Attributes& a) {
 }
 
 Task<Status> LimitRanger::Validate(const Attributes& a) {
-  if (!IsPod(a) || !a.object) co_return Status();
+  if (!Applies(a)) co_return Status();
   const json::object* spec = ObjectAt(*a.object, "spec");
   if (!spec) co_return Status();
-  auto items = co_await ContainerItems(a);
+  auto items = co_await Items(a);
   if (!items.ok()) co_return items.status();
   std::vector<std::string> errs;
+  if (IsClaim(a)) {
+    // kube's PersistentVolumeClaimValidateLimitFunc: min and max against the claim's requests.
+    const json::object* res = ObjectAt(*spec, "resources");
+    ResourceList requests = ParseList(res ? ObjectAt(*res, "requests") : nullptr);
+    for (const auto& item : *items) {
+      if (ItemType(item) != "PersistentVolumeClaim") continue;
+      Constraints c(item, "PersistentVolumeClaim");
+      c.Min(requests, {}, errs);
+      c.MaxRequest(requests, errs);
+    }
+    co_return Refuse(a, errs);
+  }
+  // kube's PodValidateLimitFunc: per container (containers, then init containers), then the pod's totals.
   for (const auto& item : *items) {
-    for (const char* list : {"initContainers", "containers"}) {
-      const json::value* cs = spec->if_contains(list);
-      if (!cs || !cs->is_array()) continue;
-      for (const auto& c : cs->as_array()) {
-        if (c.is_object()) Check(item, c.as_object(), errs);
+    const std::string type = ItemType(item);
+    if (type == "Container") {
+      Constraints c(item, type);
+      for (const char* list : {"containers", "initContainers"}) {
+        const json::value* cs = spec->if_contains(list);
+        if (!cs || !cs->is_array()) continue;
+        for (const auto& cv : cs->as_array()) {
+          if (!cv.is_object()) continue;
+          ResourceList requests = ContainerList(cv.as_object(), "requests");
+          ResourceList limits = ContainerList(cv.as_object(), "limits");
+          c.Min(requests, limits, errs);
+          c.Max(requests, limits, errs);
+          c.Ratio(requests, limits, errs);
+        }
       }
+    } else if (type == "Pod") {
+      Constraints c(item, type);
+      ResourceList requests = PodTotal(*spec, "requests");
+      ResourceList limits = PodTotal(*spec, "limits");
+      c.Min(requests, limits, errs);
+      c.Max(requests, limits, errs);
+      c.Ratio(requests, limits, errs);
     }
   }
-  if (errs.empty()) co_return Status();
-  co_return ForbiddenFor(a, errs.size() == 1 ? errs[0] : "[" + Join(errs, ", ") + "]");
+  co_return Refuse(a, errs);
 }
 
 }  // namespace capstan::admission

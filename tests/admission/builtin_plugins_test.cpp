@@ -212,6 +212,65 @@ TEST(LimitRangerTest, DefaultsAnnotationAndMaxMin) {
                           "maximum cpu usage per Container is 1, but limit is 2]");
 }
 
+TEST(LimitRangerTest, DefaultsFromSeveralItemsAreMergedOncePerContainer) {
+  LimitRanger p(Lister({{"limitranges", {R"({"spec":{"limits":[{"type":"Container","default":{"cpu":"500m"}},
+      {"type":"Container","default":{"memory":"1Gi"},"defaultRequest":{"memory":"256Mi"}}]}})"}}}));
+  Fixture f("pods", R"({"metadata":{"name":"p"},"spec":{"containers":[{"name":"app"}]}})");
+  ASSERT_TRUE(SyncWait(p.Admit(f.a)).ok());
+  EXPECT_EQ(f.obj["metadata"].as_object()["annotations"].as_object()["kubernetes.io/limit-ranger"].as_string(),
+            "LimitRanger plugin set: memory request for container app; cpu, memory limit for container app");
+}
+
+TEST(LimitRangerTest, PodTotalsCountSidecarsAndTheLargestInitContainer) {
+  LimitRanger p(Lister({{"limitranges", {R"({"spec":{"limits":[{"type":"Pod","max":{"cpu":"2","memory":"1Gi"}}]}})"}}}));
+  // Containers 1 + 0.5 cpu; a sidecar adds 0.25; a plain init container asks 1.5 (plus the sidecar
+  // before it: 1.75) which is below the 1.75 sum. Limits: 1.2 + 0.6 + 0.3 = 2.1 > 2.
+  Fixture f("pods", R"({"metadata":{"name":"p"},"spec":{
+      "initContainers":[{"name":"side","restartPolicy":"Always","resources":{"requests":{"cpu":"250m"},"limits":{"cpu":"300m","memory":"100Mi"}}},
+                        {"name":"init","resources":{"requests":{"cpu":"1500m"},"limits":{"cpu":"1500m","memory":"900Mi"}}}],
+      "containers":[{"name":"a","resources":{"requests":{"cpu":"1"},"limits":{"cpu":"1200m","memory":"100Mi"}}},
+                    {"name":"b","resources":{"requests":{"cpu":"500m"},"limits":{"cpu":"600m","memory":"100Mi"}}}]}})");
+  Status st = SyncWait(p.Validate(f.a));
+  EXPECT_EQ(st.code(), 403);
+  // memory: containers 200Mi + sidecar 100Mi = 300Mi; the init container's 900Mi + 100Mi sidecar wins: 1000Mi < 1Gi.
+  EXPECT_EQ(st.message(), "pods \"p\" is forbidden: maximum cpu usage per Pod is 2, but limit is 2100m");
+}
+
+TEST(LimitRangerTest, MaxLimitRequestRatioPerContainerAndPod) {
+  LimitRanger p(Lister({{"limitranges", {R"({"spec":{"limits":[{"type":"Container","maxLimitRequestRatio":{"cpu":"2"}},
+      {"type":"Pod","maxLimitRequestRatio":{"memory":"1500m"}}]}})"}}}));
+  Fixture ok("pods", R"({"metadata":{"name":"ok"},"spec":{"containers":[{"name":"c","resources":{
+      "requests":{"cpu":"500m","memory":"100Mi"},"limits":{"cpu":"1","memory":"150Mi"}}}]}})");
+  EXPECT_TRUE(SyncWait(p.Validate(ok.a)).ok());
+  Fixture bad("pods", R"({"metadata":{"name":"bad"},"spec":{"containers":[{"name":"c","resources":{
+      "requests":{"cpu":"250m","memory":"100Mi"},"limits":{"cpu":"1"}}}]}})");
+  EXPECT_EQ(SyncWait(p.Validate(bad.a)).message(),
+            "pods \"bad\" is forbidden: [cpu max limit to request ratio per Container is 2, but provided ratio is 4.000000, "
+            "memory max limit to request ratio per Pod is 1500m, but no limit is specified or limit is 0]");
+}
+
+TEST(LimitRangerTest, ClaimsAreBoundedOnCreateAndUpdate) {
+  LimitRanger p(Lister({{"limitranges", {R"({"spec":{"limits":[{"type":"PersistentVolumeClaim","min":{"storage":"1Gi"},"max":{"storage":"10Gi"}}]}})"}}}));
+  EXPECT_TRUE(p.Handles("UPDATE"));
+  Fixture small("persistentvolumeclaims", R"({"metadata":{"name":"small"},"spec":{"resources":{"requests":{"storage":"500Mi"}}}})");
+  EXPECT_EQ(SyncWait(p.Validate(small.a)).message(),
+            "persistentvolumeclaims \"small\" is forbidden: minimum storage usage per PersistentVolumeClaim is 1Gi, but request is 500Mi");
+  Fixture big("persistentvolumeclaims", R"({"metadata":{"name":"big"},"spec":{"resources":{"requests":{"storage":"20Gi"}}}})");
+  big.a.operation = "UPDATE";
+  EXPECT_EQ(SyncWait(p.Validate(big.a)).message(),
+            "persistentvolumeclaims \"big\" is forbidden: maximum storage usage per PersistentVolumeClaim is 10Gi, but request is 20Gi");
+  Fixture fine("persistentvolumeclaims", R"({"metadata":{"name":"fine"},"spec":{"resources":{"requests":{"storage":"5Gi"}}}})");
+  EXPECT_TRUE(SyncWait(p.Validate(fine.a)).ok());
+  // A pod update is not checked (its containers cannot change).
+  Fixture pod("pods", R"({"metadata":{"name":"p"},"spec":{"containers":[{"name":"c"}]}})");
+  pod.a.operation = "UPDATE";
+  LimitRanger strict(Lister({{"limitranges", {R"({"spec":{"limits":[{"type":"Container","min":{"cpu":"1"}}]}})"}}}));
+  EXPECT_TRUE(SyncWait(strict.Validate(pod.a)).ok());
+  pod.a.operation = "CREATE";
+  EXPECT_EQ(SyncWait(strict.Validate(pod.a)).message(),
+            "pods \"p\" is forbidden: minimum cpu usage per Container is 1.  No request is specified");
+}
+
 TEST(RuntimeClassPluginTest, OverheadSchedulingAndMissingClass) {
   RuntimeClassPlugin p(Getter({{"runtimeclasses/gvisor",
                                 R"({"handler":"runsc","overhead":{"podFixed":{"cpu":"250m"}},"scheduling":{"nodeSelector":{"sandbox":"yes"},)"

@@ -217,6 +217,24 @@ TEST(BuiltinAdmissionE2eTest, ServiceAccountTolerationsStorageClassPriorityAndLi
   auto too_big = server.Kubectl({"run", "greedy", "--image=nginx", "--overrides",
                                  R"({"spec":{"containers":[{"name":"greedy","image":"nginx","resources":{"limits":{"cpu":"2"}}}]}})"});
   EXPECT_NE(too_big.err.find("maximum cpu usage per Container is 1, but limit is 2"), std::string::npos) << too_big.err;
+  // Claims: min and max of the storage request; pods: the limit-to-request ratio.
+  auto lr2 = server.Kubectl({"apply", "-f", "-"},
+                            "apiVersion: v1\nkind: LimitRange\nmetadata: {name: storage}\nspec:\n  limits:\n"
+                            "  - type: PersistentVolumeClaim\n    min: {storage: 1Gi}\n"
+                            "  - type: Container\n    maxLimitRequestRatio: {memory: \"2\"}\n");
+  ASSERT_EQ(lr2.exit_code, 0) << lr2.err;
+  auto small = server.Kubectl({"create", "-f", "-"},
+                              "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: small}\nspec:\n"
+                              "  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 500Mi}}\n");
+  EXPECT_NE(small.err.find("persistentvolumeclaims \"small\" is forbidden: minimum storage usage per PersistentVolumeClaim "
+                           "is 1Gi, but request is 500Mi"),
+            std::string::npos)
+      << small.err;
+  auto ratio = server.Kubectl({"run", "spiky", "--image=nginx", "--overrides",
+                               R"({"spec":{"containers":[{"name":"spiky","image":"nginx","resources":{"requests":{"memory":"100Mi"},"limits":{"memory":"300Mi"}}}]}})"});
+  EXPECT_NE(ratio.err.find("memory max limit to request ratio per Container is 2, but provided ratio is 3.000000"),
+            std::string::npos)
+      << ratio.err;
 }
 
 // The audit webhook backend (kept here for the test HTTPS server): batches reach the webhook as
