@@ -258,7 +258,7 @@ std::vector<std::shared_ptr<const Evaluator>> EvaluatorsForHard(const std::vecto
     size_t dot = gr.find('.');
     std::string resource = gr.substr(0, dot);
     std::string group = dot == std::string::npos ? "" : gr.substr(dot + 1);
-    if (resource.empty()) continue;
+    if (resource.empty() || IgnoredByQuota(group, resource)) continue;
     out.push_back(NewObjectCountEvaluator(group, resource));
     covered.insert(n);
   }
@@ -266,7 +266,19 @@ std::vector<std::shared_ptr<const Evaluator>> EvaluatorsForHard(const std::vecto
 }
 
 bool IgnoredByQuota(const std::string& group, const std::string& resource) {
-  return group.empty() && resource == "events";
+  // Virtual resources that are never stored, and events, which kube has never counted.
+  static const std::set<std::pair<std::string, std::string>> kIgnored = {
+      {"", "bindings"},
+      {"", "componentstatuses"},
+      {"", "events"},
+      {"events.k8s.io", "events"},
+      {"authentication.k8s.io", "tokenreviews"},
+      {"authentication.k8s.io", "selfsubjectreviews"},
+      {"authorization.k8s.io", "subjectaccessreviews"},
+      {"authorization.k8s.io", "selfsubjectaccessreviews"},
+      {"authorization.k8s.io", "localsubjectaccessreviews"},
+      {"authorization.k8s.io", "selfsubjectrulesreviews"}};
+  return kIgnored.count({group, resource}) > 0;
 }
 
 }  // namespace capstan::admission::quota

@@ -88,7 +88,8 @@ std::shared_ptr<const Evaluator> EvaluatorFor(const std::string& group, const st
 // always, plus an object count evaluator per count/<resource>.<group> name not covered by them.
 std::vector<std::shared_ptr<const Evaluator>> EvaluatorsForHard(const std::vector<std::string>& hard_names);
 
-// kube's resources ignored by quota admission (core events).
+// kube's resources ignored by quota: the virtual ones (bindings, componentstatuses, token and
+// access reviews) and events (core and events.k8s.io).
 bool IgnoredByQuota(const std::string& group, const std::string& resource);
 
 }  // namespace capstan::admission::quota

@@ -348,6 +348,9 @@ TEST(ResourceQuotaPluginTest, IgnoresWhatKubeIgnores) {
   ResourceQuotaPlugin p(d.get, d.list, d.update);
   Request ev("events", R"({"metadata":{"name":"e"}})");
   EXPECT_TRUE(SyncWait(p.Validate(ev.a)).ok());
+  EXPECT_TRUE(IgnoredByQuota("authorization.k8s.io", "localsubjectaccessreviews"));
+  EXPECT_TRUE(IgnoredByQuota("events.k8s.io", "events"));
+  EXPECT_FALSE(IgnoredByQuota("", "configmaps"));
   Request upd("configmaps", R"({"metadata":{"name":"c"}})", "UPDATE");
   EXPECT_TRUE(SyncWait(p.Validate(upd.a)).ok());
   Request cluster("configmaps", R"({"metadata":{"name":"c"}})");
