@@ -2,9 +2,11 @@
 // for Established, create/get/list/patch/delete custom resources, printer columns in `kubectl get`,
 // `kubectl explain`, kube's 422 messages for invalid objects, pruning and defaults, the status and
 // scale subresources, strategic merge patch refused with 415, discovery, and deleting the CRD (its
-// custom resources go with it, and the resource stops being served).
+// custom resources go with it, and the resource stops being served). /readyz stays 200 while CRDs are
+// added (the storage-readiness check latches).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <iostream>
 #include <regex>
@@ -380,6 +382,72 @@ TEST(CrdServingTest, ChurnWhileWatching) {
         << name;
     EXPECT_NE(watched.find(R"("type":"DELETED")"), std::string::npos);
   }
+}
+
+// The storage-readiness check latches: once /readyz answered 200, a CRD's new watch cache (not yet
+// listed) must not turn it to 503. /readyz is polled over fresh connections from another thread while
+// two CRDs are created, custom resources written, and one CRD deleted.
+TEST(CrdServingTest, ReadyzStaysOkWhileCrdsAndCustomResourcesAreCreated) {
+  ServerProcess server;
+  ASSERT_TRUE(server.ok()) << server.error();
+  std::atomic<bool> stop{false};
+  int polls = 0, ok_polls = 0;
+  bool seen_ok = false;
+  std::vector<std::string> regressions;  // non-200 answers after the first 200
+  std::thread poller([&] {
+    while (!stop) {
+      auto r = AdminRequest(server, "GET", "/readyz?verbose");
+      int status = HttpStatusOf(r.response);
+      ++polls;
+      if (status == 200) {
+        ++ok_polls;
+        seen_ok = true;
+      } else if (seen_ok && regressions.size() < 5) {
+        regressions.push_back(std::to_string(status) + ": " + r.response);
+      }
+    }
+  });
+  auto poll = [&](const std::string& path, int want) {
+    int got = 0;
+    for (int i = 0; i < 1000 && got != want; ++i) {
+      got = HttpStatusOf(AdminRequest(server, "GET", path).response);
+      if (got != want) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return got;
+  };
+  for (int round = 0; round < 2; ++round) {
+    const std::string plural = "sprockets" + std::to_string(round);
+    const std::string kind = "Sprocket" + std::to_string(round);
+    const std::string crd = R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+      "metadata":{"name":")" + plural + R"(.example.com"},
+      "spec":{"group":"example.com","scope":"Namespaced","names":{"plural":")" + plural + R"(","kind":")" + kind +
+                            R"("},
+        "versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object",
+          "x-kubernetes-preserve-unknown-fields":true}}}]}})";
+    auto c = AdminRequest(server, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd);
+    ASSERT_EQ(HttpStatusOf(c.response), 201) << c.response;
+    const std::string path = "/apis/example.com/v1/namespaces/default/" + plural;
+    ASSERT_EQ(poll(path, 200), 200) << "round " << round;
+    for (int n = 0; n < 10; ++n) {
+      auto item = AdminRequest(server, "POST", path,
+                               R"({"apiVersion":"example.com/v1","kind":")" + kind + R"(","metadata":{"name":"s)" +
+                                   std::to_string(n) + R"("},"spec":{"n":)" + std::to_string(n) + "}}");
+      ASSERT_EQ(HttpStatusOf(item.response), 201) << item.response;
+    }
+  }
+  auto d = AdminRequest(server, "DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/sprockets0.example.com");
+  EXPECT_EQ(HttpStatusOf(d.response), 200) << d.response;
+  EXPECT_EQ(poll("/apis/example.com/v1/namespaces/default/sprockets0", 404), 404);
+  // A few more polls after the last change.
+  int until = polls + 20;
+  for (int i = 0; i < 500 && polls < until; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  stop = true;
+  poller.join();
+  std::cout << "[ FIGURE   ] /readyz polled " << polls << " times during CRD and custom resource writes, " << ok_polls
+            << " answered 200\n";
+  EXPECT_TRUE(seen_ok);
+  EXPECT_GT(polls, 20);
+  EXPECT_TRUE(regressions.empty()) << regressions.size() << " non-200 after 200, first: " << regressions.front();
 }
 
 }  // namespace

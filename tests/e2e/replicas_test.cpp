@@ -9,6 +9,8 @@
 //    other serving; stopping everything (replicas and every etcd member, SIGKILL) and starting it again
 //    preserves every object.
 // The tests share one cluster and run in the order written (the last ones kill things).
+// A last test runs its own cluster (one etcd member, two replicas with short leader-election timings):
+// the Lease holder is SIGKILLed, the other replica takes the Lease and runs the control loops.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -349,6 +351,143 @@ TEST_F(ReplicasE2E, RestartingEverythingPreservesEveryObject) {
     std::set_difference(before.begin(), before.end(), after.begin(), after.end(), std::back_inserter(lost));
     EXPECT_TRUE(lost.empty()) << "replica " << i << " lost " << lost.size() << ", e.g. " << lost.front();
   }
+}
+
+// Leader handover, on its own cluster (one etcd member) with short leader-election timings: two
+// replicas campaign for kube-system/kube-controller-manager; the holder is SIGKILLed; the other takes
+// the Lease once it expires and its control loops run (a namespace created after the kill gets its
+// `default` ServiceAccount and `kube-root-ca.crt` ConfigMap).
+constexpr int kLeaseSeconds = 4;
+
+// The Lease as seen through the replica on `port` ({} when it cannot be read).
+json::object LeaseOf(int port, const std::string& data_dir) {
+  json::object lease = JsonOf(
+      Raw(port, data_dir, "GET", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager"));
+  if (!lease.contains("spec")) return {};
+  return lease;
+}
+
+int64_t IntAt(const json::object& o, std::initializer_list<const char*> path) {
+  const json::object* cur = &o;
+  const json::value* v = nullptr;
+  for (const char* k : path) {
+    if (!cur) return -1;
+    v = cur->if_contains(k);
+    if (!v) return -1;
+    cur = v->if_object();
+  }
+  return v && v->is_int64() ? v->as_int64() : -1;
+}
+
+TEST(ReplicasLeaderHandoverE2E, TheOtherReplicaTakesTheLeaseAndRunsTheControlLoops) {
+  std::string dir = MakeTempDir("capstan-handover-e2e");
+  std::string error;
+  EtcdClusterOptions eo;
+  eo.members = 1;
+  eo.dir = dir + "/etcd";
+  auto etcd = EtcdCluster::Start(eo, &error);
+  ASSERT_TRUE(etcd) << error;
+  std::vector<std::string> flags = {"--etcd-servers", etcd->Endpoints(),
+                                    "--leader-elect-lease-duration", std::to_string(kLeaseSeconds) + "s",
+                                    "--leader-elect-renew-deadline", "3s",
+                                    "--leader-elect-retry-period", "500ms"};
+  std::unique_ptr<ServerProcess> replica[2];
+  for (int i = 0; i < 2; ++i) {
+    std::string d = dir + "/replica" + std::to_string(i);
+    std::filesystem::create_directories(d);
+    if (i == 1) std::filesystem::copy(dir + "/replica0/pki", d + "/pki", std::filesystem::copy_options::recursive);
+    replica[i] = std::make_unique<ServerProcess>(flags, d);
+    ASSERT_TRUE(replica[i]->ok()) << "replica " << i << ": " << replica[i]->error() << "\n" << replica[i]->log();
+  }
+  auto lease_of = [&](int i) { return LeaseOf(replica[i]->port(), replica[i]->data_dir()); };
+  // The replica whose log says it acquired the lease as `identity` (-1: neither, yet).
+  auto holder_index = [&](const std::string& identity) {
+    for (int i = 0; i < 2; ++i) {
+      if (!replica[i]) continue;
+      std::string log = replica[i]->log();
+      if (log.find("successfully acquired lease") != std::string::npos && log.find(identity) != std::string::npos) {
+        return i;
+      }
+    }
+    return -1;
+  };
+
+  // One replica holds the Lease, with the configured duration.
+  auto t = Clock::now();
+  json::object lease;
+  std::string holder;
+  int leader = -1;
+  while (MsSince(t) < 30000 && leader < 0) {
+    lease = lease_of(0);
+    holder = StringAt(lease, {"spec", "holderIdentity"});
+    if (!holder.empty()) leader = holder_index(holder);
+    if (leader < 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_GE(leader, 0) << "no replica leads: " << json::serialize(lease) << "\n" << replica[0]->log() << "\n"
+                       << replica[1]->log();
+  EXPECT_EQ(IntAt(lease, {"spec", "leaseDurationSeconds"}), kLeaseSeconds) << json::serialize(lease);
+  int64_t transitions_before = std::max<int64_t>(IntAt(lease, {"spec", "leaseTransitions"}), 0);
+  int other = 1 - leader;
+  // The other replica sees the same holder and does not lead.
+  EXPECT_EQ(StringAt(lease_of(other), {"spec", "holderIdentity"}), holder);
+  EXPECT_EQ(replica[other]->log().find("successfully acquired lease"), std::string::npos) << replica[other]->log();
+  std::printf("replica %d leads as %s\n", leader, holder.c_str());
+
+  // SIGKILL the holder: it does not release the Lease; the other must wait for it to expire.
+  std::string last_renew = StringAt(lease_of(other), {"spec", "renewTime"});
+  replica[leader]->Stop(SIGKILL);
+  auto killed = Clock::now();
+  std::string new_holder;
+  json::object after;
+  while (MsSince(killed) < 60000) {
+    after = lease_of(other);
+    new_holder = StringAt(after, {"spec", "holderIdentity"});
+    if (!new_holder.empty() && new_holder != holder) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  long long takeover_ms = MsSince(killed);
+  ASSERT_NE(new_holder, holder) << "the Lease was not taken over: " << json::serialize(after);
+  ASSERT_FALSE(new_holder.empty());
+  std::printf("after SIGKILL of the holder, replica %d took the Lease after %lld ms (lease duration %d s, last renew "
+              "%s, new acquireTime %s)\n",
+              other, takeover_ms, kLeaseSeconds, last_renew.c_str(),
+              StringAt(after, {"spec", "acquireTime"}).c_str());
+  // Generous: the lease duration plus retry periods, on a loaded 2-core machine.
+  EXPECT_LT(takeover_ms, (kLeaseSeconds + 20) * 1000LL);
+  EXPECT_EQ(IntAt(after, {"spec", "leaseTransitions"}), transitions_before + 1) << json::serialize(after);
+  for (int n = 0; n < 50 && holder_index(new_holder) != other; ++n) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(holder_index(new_holder), other) << "the new holder is not the surviving replica: " << new_holder;
+
+  // The control loops run on the survivor: a namespace created now gets its ServiceAccount and root CA.
+  auto req = [&](const std::string& method, const std::string& path, const std::string& body = "") {
+    return Raw(replica[other]->port(), replica[other]->data_dir(), method, path, body);
+  };
+  auto created = Clock::now();
+  std::string ns = req("POST", "/api/v1/namespaces", R"({"metadata":{"name":"after-handover"}})");
+  ASSERT_EQ(HttpStatusOf(ns), 201) << ns;
+  bool sa = false, cm = false;
+  long long sa_ms = -1, cm_ms = -1;
+  while (MsSince(created) < 30000 && !(sa && cm)) {
+    if (!sa && HttpStatusOf(req("GET", "/api/v1/namespaces/after-handover/serviceaccounts/default")) == 200) {
+      sa = true;
+      sa_ms = MsSince(created);
+    }
+    if (!cm && HttpStatusOf(req("GET", "/api/v1/namespaces/after-handover/configmaps/kube-root-ca.crt")) == 200) {
+      cm = true;
+      cm_ms = MsSince(created);
+    }
+    if (!(sa && cm)) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(sa) << "no default ServiceAccount after the handover\n" << replica[other]->log();
+  EXPECT_TRUE(cm) << "no kube-root-ca.crt ConfigMap after the handover\n" << replica[other]->log();
+  std::printf("namespace created on the new leader: default ServiceAccount after %lld ms, kube-root-ca.crt after %lld ms\n",
+              sa_ms, cm_ms);
+
+  for (auto& r : replica) r.reset();
+  etcd.reset();
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
