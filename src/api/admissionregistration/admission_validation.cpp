@@ -207,6 +207,8 @@ std::optional<ParsedUrl> ParseUrl(std::string_view raw, std::string* error) {
   return u;
 }
 
+}  // namespace
+
 ErrorList ValidateWebhookUrl(const FieldPath& p, std::string_view url) {
   ErrorList errs;
   constexpr std::string_view kForm = "; desired format: https://host[/path]";
@@ -223,6 +225,8 @@ ErrorList ValidateWebhookUrl(const FieldPath& p, std::string_view url) {
   if (!u->query.empty()) errs.push_back(InvalidError(p, u->query, "query parameters are not permitted in the URL"));
   return errs;
 }
+
+namespace {
 
 ErrorList ValidateWebhookService(const FieldPath& p, const json::object& svc) {
   ErrorList errs;

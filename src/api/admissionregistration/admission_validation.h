@@ -14,6 +14,7 @@
 #pragma once
 
 #include <boost/json/object.hpp>
+#include <string_view>
 
 #include "apimachinery/field_errors.h"
 
@@ -31,5 +32,9 @@ ErrorList ValidateWebhookConfiguration(const boost::json::object& config, const 
 ErrorList ValidatePolicy(const boost::json::object& policy, const boost::json::object* old);
 ErrorList ValidatePolicyStatus(const boost::json::object& policy);
 ErrorList ValidateBinding(const boost::json::object& binding);
+
+// kube's webhook.ValidateWebhookURL with https forced (Go's url.Parse errors, scheme, host, user
+// info, query, fragment); also used for CRD conversion webhooks.
+ErrorList ValidateWebhookUrl(const FieldPath& p, std::string_view url);
 
 }  // namespace capstan::api::admissionregistration

@@ -1,5 +1,6 @@
 #include "api/apiextensions/crd_validation.h"
 
+#include "api/admissionregistration/admission_validation.h"
 #include "api/apiextensions/api_approval.h"
 
 #include <algorithm>
@@ -242,6 +243,43 @@ void ValidateColumn(ErrorList& errs, const json::value& cv, const FieldPath& p) 
   }
 }
 
+// kube's webhook.ValidateWebhookService: name, namespace, port (443 when absent) and the path's
+// segments.
+void ValidateWebhookService(ErrorList& errs, const json::object& svc, const FieldPath& p) {
+  auto str = [&](const char* k) {
+    const auto* v = svc.if_contains(k);
+    return v && v->is_string() ? std::string(v->get_string()) : std::string();
+  };
+  if (str("name").empty()) errs.push_back(RequiredError(p.Child("name"), ""));
+  if (str("namespace").empty()) errs.push_back(RequiredError(p.Child("namespace"), ""));
+  int64_t port = 443;
+  if (const auto* pv = svc.if_contains("port"); pv && pv->is_int64()) port = pv->get_int64();
+  if (port < 1 || port > 65535) {
+    errs.push_back(InvalidError(p.Child("port"), port, "port is not valid: must be between 1 and 65535, inclusive"));
+  }
+  const auto* pathv = svc.if_contains("path");
+  if (!pathv || !pathv->is_string()) return;
+  std::string path(pathv->get_string());
+  if (path.empty() || path == "/") return;
+  if (path == "//") {
+    errs.push_back(InvalidError(p.Child("path"), path, "segment[0] may not be empty"));
+    return;
+  }
+  if (path[0] != '/') errs.push_back(InvalidError(p.Child("path"), path, "must start with a '/'"));
+  std::string check = path.substr(1);
+  if (!check.empty() && check.back() == '/') check.pop_back();
+  auto steps = Split(check, '/');
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (steps[i].empty()) {
+      errs.push_back(InvalidError(p.Child("path"), path, "segment[" + std::to_string(i) + "] may not be empty"));
+      continue;
+    }
+    for (const auto& m : am::IsDNS1123Subdomain(steps[i])) {
+      errs.push_back(InvalidError(p.Child("path"), path, "segment[" + std::to_string(i) + "]: " + m));
+    }
+  }
+}
+
 void ValidateConversion(ErrorList& errs, const json::object* conv, const FieldPath& p) {
   if (!conv) return;
   const auto* sv = conv->if_contains("strategy");
@@ -258,8 +296,15 @@ void ValidateConversion(ErrorList& errs, const json::object* conv, const FieldPa
     } else {
       const json::object* cc = Obj(webhook, "clientConfig");
       bool has_url = cc->contains("url"), has_service = cc->contains("service");
+      FieldPath cp = p.Child("webhookClientConfig");
       if (has_url == has_service) {
-        errs.push_back(RequiredError(p.Child("webhookClientConfig"), "exactly one of url or service is required"));
+        errs.push_back(RequiredError(cp, "exactly one of url or service is required"));
+      } else if (has_url) {
+        const auto* u = cc->if_contains("url");
+        std::string url = u && u->is_string() ? std::string(u->get_string()) : "";
+        for (auto& e : admissionregistration::ValidateWebhookUrl(cp.Child("url"), url)) errs.push_back(std::move(e));
+      } else if (const json::object* svc = Obj(cc, "service")) {
+        ValidateWebhookService(errs, *svc, cp.Child("service"));
       }
     }
     const json::array* crv = Arr(webhook, "conversionReviewVersions");

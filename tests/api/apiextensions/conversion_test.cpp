@@ -359,6 +359,32 @@ TEST_F(ConversionTest, ScaleOfAConvertedVersionUsesTheStoredShape) {
   EXPECT_EQ(got->at("spec").at("replicas").as_int64(), 3);
 }
 
+TEST_F(ConversionTest, WebhookClientConfigIsValidated) {
+  auto refused = [&](const std::string& client_config) {
+    Object crd = Parse(kBooks);
+    crd["spec"].as_object()["conversion"].as_object()["webhook"].as_object()["clientConfig"] = Parse(client_config);
+    auto r = env_.Create("customresourcedefinitions", crd);
+    EXPECT_FALSE(r.ok());
+    return r.ok() ? std::string() : r.status().message();
+  };
+  EXPECT_NE(refused(R"({"url":"http://127.0.0.1/convert?x=1#f"})")
+                .find("[spec.conversion.webhookClientConfig.url: Invalid value: \"http\": 'https' is the only allowed "
+                      "URL scheme; desired format: https://host[/path], spec.conversion.webhookClientConfig.url: Invalid "
+                      "value: \"f\": fragments are not permitted in the URL, spec.conversion.webhookClientConfig.url: "
+                      "Invalid value: \"x=1\": query parameters are not permitted in the URL]"),
+            std::string::npos);
+  EXPECT_NE(refused(R"({"service":{"namespace":"","name":"books","path":"convert//x","port":70000}})")
+                .find("[spec.conversion.webhookClientConfig.service.namespace: Required value, "
+                      "spec.conversion.webhookClientConfig.service.port: Invalid value: 70000: port is not valid: must be "
+                      "between 1 and 65535, inclusive, spec.conversion.webhookClientConfig.service.path: Invalid value: "
+                      "\"convert//x\": must start with a '/', spec.conversion.webhookClientConfig.service.path: Invalid "
+                      "value: \"convert//x\": segment[1] may not be empty]"),
+            std::string::npos);
+  EXPECT_NE(refused(R"({"url":"https://a/b","service":{"namespace":"n","name":"s"}})")
+                .find("spec.conversion.webhookClientConfig: Required value: exactly one of url or service is required"),
+            std::string::npos);
+}
+
 TEST_F(ConversionTest, V1beta1ReviewWhenOnlyThatIsListed) {
   Object crd = Parse(kBooks);
   crd["spec"].as_object()["conversion"].as_object()["webhook"].as_object()["conversionReviewVersions"] =
