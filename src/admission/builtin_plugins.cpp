@@ -115,7 +115,9 @@ StatusOr<ChainBuild> BuildChain(const std::vector<std::string>& enable, const st
     } else if (name == "ValidatingAdmissionWebhook" && caller) {
       plugins.push_back(std::make_unique<ValidatingWebhookPlugin>(deps.webhook_source, caller));
     } else if (name == "ResourceQuota" && deps.get && deps.list && deps.update) {
-      plugins.push_back(std::make_unique<ResourceQuotaPlugin>(deps.get, deps.list, deps.update));
+      auto rq = NewResourceQuotaPlugin(deps);
+      if (!rq.ok()) return rq.status();
+      plugins.push_back(std::move(*rq));
     } else if (name != "AlwaysAdmit") {
       out.not_implemented.push_back(name);
     }

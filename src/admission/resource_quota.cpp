@@ -6,6 +6,7 @@
 
 #include "apimachinery/errors.h"
 #include "apimachinery/object_meta.h"
+#include "util/strings.h"
 
 namespace capstan::admission {
 
@@ -50,12 +51,34 @@ bool IsNamespaceCreate(const Attributes& a) {
 
 StatusOr<std::vector<registry::Object>> CheckQuotaRequest(const std::vector<registry::Object>& quotas,
                                                            const Attributes& a, const quota::Evaluator& e,
-                                                           quota::Clock::time_point now) {
+                                                           quota::Clock::time_point now,
+                                                           const std::vector<quota::LimitedResource>& limited) {
   if (!a.object || !e.Handles(a.operation, a.subresource, a.object, a.old_object)) return quotas;
   const json::object& obj = *a.object;
+  // The configuration's limited scopes the object matches, and its usage names that must be covered.
+  std::vector<quota::ScopeRequirement> limited_scopes;
+  std::set<std::string> limited_names;
+  for (const auto& lr : limited) {
+    auto m = e.MatchingScopes(obj, lr.match_scopes);
+    limited_scopes.insert(limited_scopes.end(), m.begin(), m.end());
+    if (!a.resource || lr.api_group != a.resource->group || lr.resource != a.resource->resource) continue;
+    for (const auto& [name, v] : e.Usage(obj, now)) {
+      if (v.Sign() <= 0) continue;
+      for (const auto& part : lr.match_contains) {
+        if (name.find(part) != std::string::npos) {
+          limited_names.insert(name);
+          break;
+        }
+      }
+    }
+  }
   std::vector<size_t> interesting;
+  std::set<std::string> restricted_names;
+  std::vector<quota::ScopeRequirement> restricted_scopes;
   for (size_t i = 0; i < quotas.size(); ++i) {
     const registry::Object& q = quotas[i];
+    auto scopes = e.MatchingScopes(obj, quota::ScopeRequirementsOf(q));
+    restricted_scopes.insert(restricted_scopes.end(), scopes.begin(), scopes.end());
     if (!e.Matches(q, obj)) continue;
     std::vector<std::string> restricted = e.MatchingResources(quota::Names(Hard(q)));
     std::string name(am::GetName(q));
@@ -64,6 +87,7 @@ StatusOr<std::vector<registry::Object>> CheckQuotaRequest(const std::vector<regi
       return ForbiddenFor(a, "status unknown for quota: " + name + ", resources: " + quota::PrettyPrintNames(restricted));
     }
     interesting.push_back(i);
+    restricted_names.insert(restricted.begin(), restricted.end());
   }
   ResourceList input = e.Usage(obj, now);
   if (auto neg = quota::IsNegative(input); !neg.empty()) {
@@ -71,22 +95,46 @@ StatusOr<std::vector<registry::Object>> CheckQuotaRequest(const std::vector<regi
   }
   std::map<size_t, ResourceList> delta;
   for (size_t i : interesting) delta[i] = input;
+  ResourceList unquoted;  // the usage when no quota matches (kube's deltaUsageWhenNoInterestingQuota)
+  if (a.operation == "CREATE" && interesting.empty()) unquoted = input;
   if (a.operation == "UPDATE") {
     if (!a.old_object) {
       return ForbiddenFor(a, "unable to get previous usage since prior version of object was not found");
     }
     if (!am::GetResourceVersion(*a.old_object).empty()) {
       ResourceList d = quota::SubtractNonNegative(input, e.Usage(*a.old_object, now));
+      if (interesting.empty()) unquoted = d;
       for (size_t i : interesting) {
         if (e.Matches(quotas[i], *a.old_object)) delta[i] = d;
       }
+    } else if (interesting.empty()) {
+      unquoted = input;
     }
   }
   for (auto it = delta.begin(); it != delta.end();) {
     it->second = quota::RemoveZeros(it->second);
     it = it->second.empty() ? delta.erase(it) : std::next(it);
   }
-  if (interesting.empty() || delta.empty()) return quotas;
+  if (interesting.empty() ? quota::RemoveZeros(unquoted).empty() : delta.empty()) return quotas;
+
+  std::vector<std::string> uncovered_names;
+  for (const auto& n : limited_names) {
+    if (!restricted_names.count(n)) uncovered_names.push_back(n);
+  }
+  if (!uncovered_names.empty()) {
+    return ForbiddenFor(a, "insufficient quota to consume: " + Join(uncovered_names, ","));
+  }
+  std::vector<quota::ScopeRequirement> uncovered_scopes;
+  for (const auto& s : limited_scopes) {
+    bool covered = false;
+    for (const auto& r : restricted_scopes) covered = covered || r.scope_name == s.scope_name;
+    if (!covered) uncovered_scopes.push_back(s);
+  }
+  if (!uncovered_scopes.empty() && e.Resource() == "pods" && e.Group().empty()) {
+    // kube returns a plain error here, which the API answers as a 500 with reason Unknown.
+    return Status(500, "", "insufficient quota to match these scopes: " + quota::FormatScopes(uncovered_scopes));
+  }
+  if (interesting.empty()) return quotas;
 
   std::vector<registry::Object> out = quotas;
   for (size_t i : interesting) {
@@ -150,7 +198,7 @@ Task<void> ResourceQuotaPlugin::CheckQuotas(const std::string& ns, std::vector<r
   auto now = quota::Clock::now();
   for (auto& w : batch) {
     if (w->result) continue;  // decided in an earlier round
-    auto next = CheckQuotaRequest(quotas, *w->attrs, *w->evaluator, now);
+    auto next = CheckQuotaRequest(quotas, *w->attrs, *w->evaluator, now, config_.limited_resources);
     if (!next.ok()) {
       w->result = next.status();
       continue;
@@ -209,7 +257,7 @@ Task<void> ResourceQuotaPlugin::CheckBatch(const std::string& ns, Batch& batch) 
     for (auto& w : batch) w->result = quotas.status();
     co_return;
   }
-  if (!quotas->empty()) co_await CheckQuotas(ns, std::move(*quotas), batch, 3);
+  if (!quotas->empty() || !config_.limited_resources.empty()) co_await CheckQuotas(ns, std::move(*quotas), batch, 3);
   for (auto& w : batch) {
     if (!w->result) w->result = Status();
   }
@@ -240,7 +288,7 @@ Task<Status> ResourceQuotaPlugin::Validate(const Attributes& a) {
   {
     // Most namespaces have no quota: answer them without queueing.
     auto any = co_await list_("", "v1", "resourcequotas", a.namespace_);
-    if (any.ok() && any->empty()) co_return Status();
+    if (any.ok() && any->empty() && config_.limited_resources.empty()) co_return Status();
   }
   co_return co_await Await<Status>([this, &a, e](std::function<void(Status)> done) {
     auto w = std::make_shared<Waiter>();
@@ -256,6 +304,19 @@ Task<Status> ResourceQuotaPlugin::Validate(const Attributes& a) {
     }
     if (start) Spawn(Work(a.namespace_));
   });
+}
+
+StatusOr<std::unique_ptr<Plugin>> NewResourceQuotaPlugin(const PluginDeps& deps) {
+  std::optional<json::value> raw;
+  if (deps.config) {
+    auto c = deps.config->ConfigFor("ResourceQuota");
+    if (!c.ok()) return c.status();
+    raw = std::move(*c);
+  }
+  auto config = quota::ParseQuotaConfiguration(raw);
+  if (!config.ok()) return config.status();
+  return std::unique_ptr<Plugin>(
+      std::make_unique<ResourceQuotaPlugin>(deps.get, deps.list, deps.update, std::move(*config)));
 }
 
 }  // namespace capstan::admission

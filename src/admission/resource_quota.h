@@ -14,7 +14,7 @@
 // batches: the requests that queued while a batch was being written are checked together, in order,
 // and their usage is written with one status update per quota. The quotas this process wrote last
 // are preferred over an older copy listed from the watch cache.
-// Not yet: the admission configuration's limitedResources. Thread-safe.
+// The configuration's limitedResources are honoured (admission/resource_quota_config.h). Thread-safe.
 #pragma once
 
 #include <map>
@@ -24,20 +24,24 @@
 #include <vector>
 
 #include "admission/builtin_plugins.h"
+#include "admission/resource_quota_config.h"
 #include "admission/resource_quota_evaluator.h"
 
 namespace capstan::admission {
 
 // kube's CheckRequest: the quotas with their status.used charged for this request, or the 403 (or
-// other error) that refuses it. `quotas` are ResourceQuota objects of the request's namespace.
+// other error) that refuses it. `quotas` are ResourceQuota objects of the request's namespace;
+// `limited` the configuration's limitedResources.
 StatusOr<std::vector<registry::Object>> CheckQuotaRequest(const std::vector<registry::Object>& quotas,
                                                            const Attributes& a, const quota::Evaluator& e,
-                                                           quota::Clock::time_point now);
+                                                           quota::Clock::time_point now,
+                                                           const std::vector<quota::LimitedResource>& limited = {});
 
 class ResourceQuotaPlugin : public Plugin {
  public:
-  ResourceQuotaPlugin(ObjectGetter get, ObjectLister list, ObjectUpdater update)
-      : get_(std::move(get)), list_(std::move(list)), update_(std::move(update)) {}
+  ResourceQuotaPlugin(ObjectGetter get, ObjectLister list, ObjectUpdater update,
+                      quota::QuotaConfiguration config = {})
+      : get_(std::move(get)), list_(std::move(list)), update_(std::move(update)), config_(std::move(config)) {}
   std::string Name() const override { return "ResourceQuota"; }
   bool Handles(const std::string& op) const override { return op == "CREATE" || op == "UPDATE"; }
   bool Validating() const override { return true; }
@@ -63,11 +67,16 @@ class ResourceQuotaPlugin : public Plugin {
   ObjectGetter get_;
   ObjectLister list_;
   ObjectUpdater update_;
+  quota::QuotaConfiguration config_;
   std::mutex mu_;
   // Namespaces with a running worker, each with the requests queued for its next batch.
   std::map<std::string, Batch> queued_;
   // The quotas written last, by namespace and name (kube's updatedQuotas cache).
   std::map<std::string, std::map<std::string, registry::Object>> written_;
 };
+
+// The plugin as BuildChain makes it: its configuration from deps.config (an invalid one is the
+// start-up error).
+StatusOr<std::unique_ptr<Plugin>> NewResourceQuotaPlugin(const PluginDeps& deps);
 
 }  // namespace capstan::admission

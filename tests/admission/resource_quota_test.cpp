@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "admission/resource_quota.h"
+#include "admission/resource_quota_config.h"
 #include "admission/resource_quota_evaluator.h"
 #include "admission/resource_quota_lists.h"
 
@@ -241,6 +242,53 @@ TEST(CheckQuotaRequestTest, ServiceUpdateIsChargedItsIncrease) {
   r = CheckQuotaRequest(q, up.a, *svc, kNow);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(json::serialize((*r)[0].at("status").at("used")), R"({"services.loadbalancers":"1","services":"1"})");
+}
+
+
+// ---- limitedResources ----
+
+TEST(QuotaConfigurationTest, ParsesKubesKindsAndValidates) {
+  auto c = ParseQuotaConfiguration(json::parse(R"({"apiVersion":"apiserver.config.k8s.io/v1",
+      "kind":"ResourceQuotaConfiguration","limitedResources":[{"resource":"pods","matchContains":["cpu"],
+      "matchScopes":[{"scopeName":"PriorityClass","operator":"In","values":["cluster-services"]}]}]})"));
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  ASSERT_EQ(c->limited_resources.size(), 1u);
+  EXPECT_EQ(c->limited_resources[0].match_contains, std::vector<std::string>{"cpu"});
+  EXPECT_EQ(FormatScopes(c->limited_resources[0].match_scopes), "[{PriorityClass In [cluster-services]}]");
+  EXPECT_TRUE(ParseQuotaConfiguration(std::nullopt).ok());
+  EXPECT_TRUE(ParseQuotaConfiguration(json::parse(R"({"apiVersion":"resourcequota.admission.k8s.io/v1beta1",
+      "kind":"Configuration"})")).ok());
+  auto missing = ParseQuotaConfiguration(json::parse(R"({"apiVersion":"apiserver.config.k8s.io/v1",
+      "kind":"ResourceQuotaConfiguration","limitedResources":[{"matchContains":["cpu"]}]})"));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().message(), "limitedResources[0].resource: Required value");
+  EXPECT_FALSE(ParseQuotaConfiguration(json::parse(R"({"apiVersion":"v1","kind":"Pod"})")).ok());
+}
+
+TEST(CheckQuotaRequestTest, LimitedResourcesNeedACoveringQuota) {
+  auto pods = EvaluatorFor("", "pods");
+  std::vector<LimitedResource> limited{{"", "pods", {"cpu"}, {{"PriorityClass", "In", {"cluster-services"}}}}};
+  Request cpu("pods", R"({"metadata":{"name":"p"},"spec":{"containers":[
+      {"name":"a","resources":{"requests":{"cpu":"1"}}}]}})");
+  auto r = CheckQuotaRequest({}, cpu.a, *pods, kNow, limited);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "pods \"p\" is forbidden: insufficient quota to consume: cpu,requests.cpu");
+  std::vector<registry::Object> q{Quota("compute", R"({"cpu":"4","requests.cpu":"4"})", R"({"cpu":"0","requests.cpu":"0"})")};
+  EXPECT_TRUE(CheckQuotaRequest(q, cpu.a, *pods, kNow, limited).ok());
+  Request none("pods", R"({"metadata":{"name":"p"},"spec":{"containers":[{"name":"a"}]}})");
+  EXPECT_TRUE(CheckQuotaRequest({}, none.a, *pods, kNow, limited).ok());
+
+  Request critical("pods", R"({"metadata":{"name":"p"},"spec":{"priorityClassName":"cluster-services",
+      "containers":[{"name":"a"}]}})");
+  r = CheckQuotaRequest({}, critical.a, *pods, kNow, limited);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), 500);
+  EXPECT_EQ(r.status().message(), "insufficient quota to match these scopes: [{PriorityClass In [cluster-services]}]");
+  std::vector<registry::Object> scoped{Quota("critical", R"({"pods":"10"})", R"({"pods":"0"})",
+      R"(,"scopeSelector":{"matchExpressions":[{"scopeName":"PriorityClass","operator":"In","values":["cluster-services"]}]})")};
+  auto ok = CheckQuotaRequest(scoped, critical.a, *pods, kNow, limited);
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(json::serialize((*ok)[0].at("status").at("used")), R"({"pods":"1"})");
 }
 
 // ---- the plugin, over fake storage ----
