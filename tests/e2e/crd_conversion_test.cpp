@@ -181,6 +181,14 @@ TEST(CrdConversionE2eTest, WebhookConvertsBetweenVersions) {
   EXPECT_NE(watch_mod.response.find(R"("type":"MODIFIED")"), std::string::npos) << watch_mod.response;
   EXPECT_NE(watch_mod.response.find(R"("pages":500)"), std::string::npos) << watch_mod.response;
 
+  // Server-side apply through v2: merged in v2's schema, stored in v1.
+  auto ssa = K({"apply", "--server-side", "--field-manager=librarian", "-f", "-"},
+               R"({"apiVersion":"library.example.com/v2","kind":"Book","metadata":{"name":"emma","namespace":"default"},
+                  "spec":{"title":"Emma","pages":300}})");
+  EXPECT_EQ(ssa.exit_code, 0) << ssa.err;
+  auto after_ssa = K({"get", "books.v1.library.example.com", "emma", "-o", "jsonpath={.spec.name} {.spec.pages}"});
+  EXPECT_EQ(after_ssa.out, "Emma 300") << after_ssa.err;
+
   // The figure: GET through v2 (stored object converted by the webhook) against GET of v1, the two
   // interleaved so that the machine's load falls on both alike.
   const int n = 200;
