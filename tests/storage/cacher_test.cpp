@@ -499,6 +499,7 @@ TEST_F(CacherTest, AWatcherThatFallsBehindIsEndedAfterWhatItHolds) {
 TEST_F(CacherTest, EventsWithinTheBatchWindowCollectAndComeOutAsOneBatchInOrder) {
   CacherConfig c = Config();
   c.watch_batch_window = std::chrono::hours(1);  // only FlushWatchBatches() ends a window here
+  c.watch_batch_window_per_watcher = std::chrono::hours(1);
   Cacher& cache = MakeCacher(std::move(c));
   WatchOptions wo;
   wo.resource_version = std::to_string(Revision());

@@ -87,9 +87,13 @@ CacheWatcher::CacheWatcher(std::shared_ptr<CacherCore> core, WatchFilter filter,
       slot_(std::make_shared<WatcherSlot>(core_->config.max_pending_events)) {
   slot_->filter = std::move(filter);
   slot_->batcher = core_->batcher.get();
+  if (slot_->batcher) slot_->batcher->AddWatcher();
 }
 
-CacheWatcher::~CacheWatcher() { Stop(); }
+CacheWatcher::~CacheWatcher() {
+  Stop();
+  if (slot_->batcher) slot_->batcher->RemoveWatcher();
+}
 
 void CacheWatcher::Stop() {
   std::optional<detail::Waiter> wake;

@@ -21,7 +21,9 @@ CacherCore::CacherCore(CacherConfig c)
       prefix_end(PrefixEnd(prefix)),
       cache(WatchCacheOptions{config.capacity, config.max_capacity, config.event_fresh, config.clock}) {
   if (config.metrics) metrics = config.metrics->For(config.group, config.resource);
-  if (config.watch_batch_window.count() > 0) batcher = std::make_shared<WatchBatcher>(config.watch_batch_window);
+  if (config.watch_batch_window.count() > 0) {
+    batcher = std::make_shared<WatchBatcher>(config.watch_batch_window, config.watch_batch_window_per_watcher);
+  }
 }
 
 Cacher::Cacher(CacherConfig config) : core_(std::make_shared<CacherCore>(std::move(config))) {

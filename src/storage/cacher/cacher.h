@@ -63,11 +63,14 @@ struct CacherConfig {
   size_t max_capacity = 100 * 1024;
   std::chrono::seconds event_fresh{75};     // the ring grows to keep changes this recent
   size_t max_pending_events = 10000;        // per watcher; beyond it the watcher is ended
-  // A watcher that emptied its queue less than this ago waits out the rest of it before taking its
-  // next batch, so a stream of changes reaches it as one write per window (several events per TLS
-  // record and send) instead of one write per event. The first event after a quiet spell and a
-  // backlog are not delayed. 0: every wake-up takes what is there.
-  std::chrono::milliseconds watch_batch_window{20};
+  // The batch window (see watch_batcher.h): a watcher that emptied its queue less than a window ago
+  // lets what follows collect until the window has passed, so a stream of changes reaches it as one
+  // write per window (several events per TLS record and send) instead of one write per event. The
+  // window is watch_batch_window_per_watcher times this cache's open watches, at most
+  // watch_batch_window (1000 watchers: 100 ms; 10 watchers: 1 ms). The first event after a quiet
+  // spell and a backlog are not delayed. A max of 0 turns batching off.
+  std::chrono::milliseconds watch_batch_window{100};
+  std::chrono::microseconds watch_batch_window_per_watcher{100};
   std::chrono::milliseconds fresh_timeout{3000};
   // Whether the storage watch's progress requests prove the store's current revision (etcd from
   // 3.4.31/3.5.13; the embedded store). When it returns false a consistent read the cache is not

@@ -12,7 +12,7 @@ void WatchBatcher::Defer(std::shared_ptr<WatcherSlot> slot) {
   if (armed_) return;
   armed_ = true;
   std::weak_ptr<WatchBatcher> weak = weak_from_this();
-  timer_ = RunAfter(window_, [weak] {
+  timer_ = RunAfter(window(), [weak] {
     if (auto self = weak.lock()) self->Flush();
   });
 }
