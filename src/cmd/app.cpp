@@ -18,6 +18,7 @@
 #include "api/autoscaling/autoscaling.h"
 #include "api/batch/batch.h"
 #include "api/catalog.h"
+#include "aggregator/aggregator.h"
 #include "api/coordination/coordination.h"
 #include "api/core/core.h"
 #include "api/core/core_resources.h"
@@ -76,6 +77,8 @@ struct App::State {
   std::unique_ptr<apimachinery::SchemaRegistry> schemas;
   endpoints::ApiRegistry apis;
   std::unique_ptr<endpoints::ApiHandler> api_handler;
+  // APIServices backed by a service: proxy, discovery merging, availability loop.
+  std::unique_ptr<aggregator::Aggregator> aggregator;
   // The default/kubernetes Service and Endpoints (kube's bootstrap controller).
   std::unique_ptr<api::core::KubernetesServiceController> kubernetes_service;
   std::unique_ptr<endpoints::OpenApiHandler> openapi;
@@ -352,7 +355,32 @@ Status App::Start() {
   s.api_handler = std::make_unique<endpoints::ApiHandler>(s.apis, limits);
   auto api = [&s](http::RequestContext& ctx) -> Task<void> { co_await s.api_handler->Handle(ctx); };
   s.router.HandlePrefix("/api", api);
-  s.router.HandlePrefix("/apis", api);
+  {
+    // The aggregation layer sees /apis first (kube-aggregator in front of the local handlers): the
+    // front-proxy client certificate (--proxy-client-cert-file/--proxy-client-key-file, else the
+    // generated one) and service resolution as for the admission webhooks.
+    aggregator::AggregatorOptions ao;
+    ao.http = &s.audit->webhook_http();
+    ao.resolve_service = MakeServiceResolver(s.apis);
+    auto flag = [&o](const char* name, const std::string& def) {
+      auto it = o.given.find(name);
+      return it != o.given.end() && !it->second.empty() && !it->second.back().empty() ? it->second.back() : def;
+    };
+    auto cert = ReadFileToString(flag("proxy-client-cert-file", pki->front_proxy_client_cert_file));
+    auto key = ReadFileToString(flag("proxy-client-key-file", pki->front_proxy_client_key_file));
+    if (cert.ok() && key.ok()) {
+      ao.proxy_client_cert_pem = *cert;
+      ao.proxy_client_key_pem = *key;
+    } else {
+      LogWarn("aggregator: no proxy client certificate", {{"error", cert.ok() ? key.status().message() : cert.status().message()}});
+    }
+    s.aggregator = std::make_unique<aggregator::Aggregator>(s.apis, std::move(ao));
+    s.aggregator->Start();
+  }
+  s.router.HandlePrefix("/apis", [&s](http::RequestContext& ctx) -> Task<void> {
+    if (co_await s.aggregator->Handle(ctx)) co_return;
+    co_await s.api_handler->Handle(ctx);
+  });
   s.authentication->InstallDiscoveryRoutes(s.router);
   s.openapi = std::make_unique<endpoints::OpenApiHandler>(s.apis, s.schemas.get(), GitVersion());
   s.router.Handle("/openapi/v2", [&s](http::RequestContext& ctx) -> Task<void> { co_await s.openapi->HandleV2(ctx); });
