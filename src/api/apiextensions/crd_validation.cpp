@@ -3,6 +3,11 @@
 #include "api/admissionregistration/admission_validation.h"
 #include "api/apiextensions/api_approval.h"
 
+#include <openssl/bio.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
 #include <algorithm>
 #include <set>
 
@@ -243,6 +248,41 @@ void ValidateColumn(ErrorList& errs, const json::value& cv, const FieldPath& p) 
   }
 }
 
+// kube's webhook.ValidateCABundle: the bundle must hold a certificate Go's AppendCertsFromPEM takes;
+// the error is client-go's ("unable to load root certificates: ..."). Empty when usable.
+std::string CaBundleProblem(const std::string& pem) {
+  bool any_cert = false, bad_cert = false, any_block = false;
+  BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
+  if (!bio) return "";
+  for (;;) {
+    char* name = nullptr;
+    char* header = nullptr;
+    unsigned char* data = nullptr;
+    long len = 0;
+    if (PEM_read_bio(bio, &name, &header, &data, &len) != 1) break;
+    any_block = true;
+    if (std::string_view(name) == "CERTIFICATE" && (!header || header[0] == '\0')) {
+      const unsigned char* p = data;
+      X509* x = d2i_X509(nullptr, &p, len);
+      if (x) {
+        any_cert = true;
+        X509_free(x);
+      } else if (!any_cert) {
+        bad_cert = true;
+      }
+    }
+    OPENSSL_free(name);
+    OPENSSL_free(header);
+    OPENSSL_free(data);
+  }
+  BIO_free(bio);
+  ERR_clear_error();
+  if (any_cert) return "";
+  if (!any_block) return "unable to load root certificates: unable to parse bytes as PEM block";
+  if (bad_cert) return "unable to load root certificates: failed to parse certificate: x509: malformed certificate";
+  return "unable to load root certificates: no valid certificate authority data seen";
+}
+
 // kube's webhook.ValidateWebhookService: name, namespace, port (443 when absent) and the path's
 // segments.
 void ValidateWebhookService(ErrorList& errs, const json::object& svc, const FieldPath& p) {
@@ -280,7 +320,7 @@ void ValidateWebhookService(ErrorList& errs, const json::object& svc, const Fiel
   }
 }
 
-void ValidateConversion(ErrorList& errs, const json::object* conv, const FieldPath& p) {
+void ValidateConversion(ErrorList& errs, const json::object* conv, const FieldPath& p, const std::string& old_ca_bundle) {
   if (!conv) return;
   const auto* sv = conv->if_contains("strategy");
   std::string strategy = sv && sv->is_string() ? std::string(sv->get_string()) : "";
@@ -305,6 +345,17 @@ void ValidateConversion(ErrorList& errs, const json::object* conv, const FieldPa
         for (auto& e : admissionregistration::ValidateWebhookUrl(cp.Child("url"), url)) errs.push_back(std::move(e));
       } else if (const json::object* svc = Obj(cc, "service")) {
         ValidateWebhookService(errs, *svc, cp.Child("service"));
+      }
+      // caBundle (unless the stored CRD already has this one: kube allows an invalid bundle to stay).
+      const auto* ca = cc->if_contains("caBundle");
+      std::string bundle = ca && ca->is_string() ? std::string(ca->get_string()) : "";
+      std::string pem;
+      if (!bundle.empty() && bundle != old_ca_bundle && Base64Decode(bundle, pem) && !pem.empty()) {
+        if (std::string problem = CaBundleProblem(pem); !problem.empty()) {
+          FieldError e = InvalidError(cp.Child("caBundle"), "", problem);
+          e.omit_value = true;  // kube prints the bytes as Go's %#v of a []byte
+          errs.push_back(std::move(e));
+        }
       }
     }
     const json::array* crv = Arr(webhook, "conversionReviewVersions");
@@ -342,7 +393,7 @@ bool HasKey(const json::value& v, std::string_view key, int depth = 0) {
   return false;
 }
 
-ErrorList ValidateSpec(const Object& obj) {
+ErrorList ValidateSpec(const Object& obj, const std::string& old_ca_bundle = "") {
   ErrorList errs;
   const json::object* spec = Obj(&obj, "spec");
   static const json::object kEmpty;
@@ -442,7 +493,7 @@ ErrorList ValidateSpec(const Object& obj) {
     errs.push_back(InvalidError(p.Child("conversion").Child("strategy"), crd.conversion_strategy,
                                 "must be None if spec.preserveUnknownFields is true"));
   }
-  ValidateConversion(errs, conv, p.Child("conversion"));
+  ValidateConversion(errs, conv, p.Child("conversion"), old_ca_bundle);
   if (crd.preserve_unknown_fields) {
     errs.push_back(InvalidError(p.Child("preserveUnknownFields"), true,
                                 "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in openAPIV3Schema instead"));
@@ -530,8 +581,15 @@ ErrorList ValidateCrd(const Object& obj) {
   return errs;
 }
 
+// The stored CRD's conversion webhook caBundle (kube's allowInvalidCABundle keeps it acceptable).
+std::string OldCaBundle(const Object& old) {
+  const json::object* cc = Obj(Obj(Obj(Obj(&old, "spec"), "conversion"), "webhook"), "clientConfig");
+  const auto* ca = cc ? cc->if_contains("caBundle") : nullptr;
+  return ca && ca->is_string() ? std::string(ca->get_string()) : "";
+}
+
 ErrorList ValidateCrdUpdate(const Object& obj, const Object& old) {
-  ErrorList errs = ValidateSpec(obj);
+  ErrorList errs = ValidateSpec(obj, OldCaBundle(old));
   Crd crd = ParseCrd(obj), prev = ParseCrd(old);
   FieldPath p("spec");
   auto immutable = [&](const std::string& now, const std::string& before, const FieldPath& fp) {

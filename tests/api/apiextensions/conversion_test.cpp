@@ -383,6 +383,9 @@ TEST_F(ConversionTest, WebhookClientConfigIsValidated) {
   EXPECT_NE(refused(R"({"url":"https://a/b","service":{"namespace":"n","name":"s"}})")
                 .find("spec.conversion.webhookClientConfig: Required value: exactly one of url or service is required"),
             std::string::npos);
+  std::string ca = refused(R"({"url":"https://a/b","caBundle":"bm90IGEgY2VydA=="})");  // "not a cert"
+  EXPECT_NE(ca.find("spec.conversion.webhookClientConfig.caBundle: Invalid value: "), std::string::npos) << ca;
+  EXPECT_NE(ca.find("unable to load root certificates: unable to parse bytes as PEM block"), std::string::npos) << ca;
 }
 
 TEST_F(ConversionTest, V1beta1ReviewWhenOnlyThatIsListed) {
