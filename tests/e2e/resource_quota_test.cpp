@@ -2,10 +2,13 @@
 // count/configmaps=3) gets status.hard and status.used from the quota controller; creates are charged
 // by the admission plugin until one is refused with kube's message; a delete gives the quota back
 // (the controller recomputes used) and the create succeeds again; a pod without a cpu request is
-// refused while the quota tracks requests.cpu; kubectl describe shows the usage.
+// refused while the quota tracks requests.cpu; kubectl describe shows the usage. With
+// --admission-control-config-file, limitedResources make pods of a priority class need a covering quota.
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "e2e_util.h"
@@ -122,6 +125,56 @@ TEST_F(ResourceQuotaE2E, ChargesRefusesAndReplenishes) {
   EXPECT_TRUE(WaitUsed("count/configmaps=3,pods=0,requests.cpu=0")) << Used();
   auto p3 = K({"create", "-f", "-"}, Pod("p3", "1"));
   EXPECT_EQ(p3.exit_code, 0) << p3.err;
+}
+
+constexpr const char* kAdmissionConfig = R"(apiVersion: apiserver.config.k8s.io/v1
+kind: AdmissionConfiguration
+plugins:
+- name: ResourceQuota
+  configuration:
+    apiVersion: apiserver.config.k8s.io/v1
+    kind: ResourceQuotaConfiguration
+    limitedResources:
+    - resource: pods
+      matchScopes:
+      - scopeName: PriorityClass
+        operator: In
+        values: ["cluster-services"]
+)";
+
+TEST(ResourceQuotaConfigE2E, LimitedScopesNeedACoveringQuota) {
+  std::string dir = MakeTempDir("capstan-rq-config");
+  std::string config = dir + "/admission.yaml";
+  std::ofstream(config) << kAdmissionConfig;
+  ServerProcess server({"--admission-control-config-file", config});
+  ASSERT_TRUE(server.ok()) << server.error();
+  auto K = [&](const std::vector<std::string>& args, const std::string& input = "") {
+    return server.Kubectl(args, input, "31");
+  };
+  ASSERT_EQ(K({"create", "priorityclass", "cluster-services", "--value=1000"}).exit_code, 0);
+  const std::string pod =
+      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: crit\n  namespace: default\nspec:\n"
+      "  priorityClassName: cluster-services\n  containers:\n  - name: app\n    image: busybox\n";
+  for (int i = 0; i < 100 && K({"get", "serviceaccount", "default"}).exit_code != 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  auto refused = K({"create", "-f", "-"}, pod);
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("Error from server: error when creating \"STDIN\": insufficient quota to match these "
+                             "scopes: [{PriorityClass In [cluster-services]}]"),
+            std::string::npos)
+      << refused.err;
+  ASSERT_EQ(K({"create", "quota", "critical", "--hard=pods=10", "--scopes=PriorityClass"}).exit_code, 0);
+  bool created = false;
+  for (int i = 0; i < 100 && !created; ++i) {  // until the controller has written the quota's status
+    created = K({"create", "-f", "-"}, pod).exit_code == 0;
+    if (!created) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_TRUE(created);
+  auto used = K({"get", "quota", "critical", "-o", "jsonpath={.status.used}"});
+  EXPECT_EQ(used.out, R"({"pods":"1"})");
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
 }
 
 }  // namespace
