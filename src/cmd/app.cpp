@@ -20,6 +20,7 @@
 #include "api/catalog.h"
 #include "aggregator/aggregator.h"
 #include "api/coordination/coordination.h"
+#include "api/core/component_status.h"
 #include "api/core/core.h"
 #include "api/core/core_resources.h"
 #include "api/core/kubernetes_service.h"
@@ -81,6 +82,9 @@ struct App::State {
   std::unique_ptr<aggregator::Aggregator> aggregator;
   // The default/kubernetes Service and Endpoints (kube's bootstrap controller).
   std::unique_ptr<api::core::KubernetesServiceController> kubernetes_service;
+  // componentstatuses' probes (set once the control loops exist).
+  std::shared_ptr<api::core::ComponentStatusSources> component_statuses =
+      std::make_shared<api::core::ComponentStatusSources>();
   std::unique_ptr<endpoints::OpenApiHandler> openapi;
   std::unique_ptr<const apimachinery::ProtobufCodec> protobuf;
   std::unique_ptr<admission::Chain> admission;
@@ -308,6 +312,7 @@ Status App::Start() {
   core_opts.service_cluster_ip_range = o.service_cluster_ip_range;
   core_opts.service_node_port_range = o.service_node_port_range;
   endpoints::InstallResources(s.apis, api::core::Install(deps, core_opts));
+  endpoints::InstallResources(s.apis, api::core::ComponentStatuses(deps, s.component_statuses));
   endpoints::InstallResources(s.apis, api::coordination::Install(deps));
   endpoints::InstallResources(s.apis, api::apps::Install(deps));
   endpoints::InstallResources(s.apis, api::batch::Install(deps));
@@ -486,6 +491,40 @@ Status App::Start() {
   co.namespace_controller.deletion_delay = sole_replica ? std::chrono::milliseconds(0) : std::chrono::milliseconds(5000);
   s.controllers = std::make_unique<controllers::ControllerManager>(s.apis, s.metrics, std::move(co));
   RETURN_IF_ERROR(s.controllers->Start());
+  // What componentstatuses reports (api/core/component_status.h): no scheduler; the controller manager
+  // while some replica's control loops hold the leader Lease; the storage backend's check once per
+  // --etcd-servers endpoint (etcd-0 for the embedded store).
+  {
+    namespace core = api::core;
+    std::vector<core::ComponentProbe> probes;
+    probes.push_back({"scheduler", []() -> Task<core::ComponentHealth> {
+                        co_return core::RefusedProbe(core::kSchedulerHealthPort);
+                      }});
+    probes.push_back({"controller-manager", [&s]() -> Task<core::ComponentHealth> {
+                        if (s.controllers && s.controllers->IsLeader()) co_return core::ComponentHealth{"True", "ok", ""};
+                        auto snap = s.apis.Snapshot();
+                        const auto* leases = snap->FindResource("coordination.k8s.io", "v1", "leases", "");
+                        auto* getter = leases ? dynamic_cast<registry::Getter*>(leases->storage.get()) : nullptr;
+                        if (getter && s.opts.leader_elect) {
+                          registry::Context ctx;
+                          ctx.namespace_ = s.opts.leader_elect_resource_namespace;
+                          auto lease = co_await getter->Get(ctx, s.opts.leader_elect_resource_name, {});
+                          if (lease.ok() && core::LeaseHeld(*lease, apimachinery::Timestamp::Now())) {
+                            co_return core::ComponentHealth{"True", "ok", ""};
+                          }
+                        }
+                        co_return core::RefusedProbe(core::kControllerManagerHealthPort);
+                      }});
+    const size_t members = std::max<size_t>(1, s.opts.etcd_servers.size());
+    for (size_t i = 0; i < members; ++i) {
+      probes.push_back({"etcd-" + std::to_string(i), [&s]() -> Task<core::ComponentHealth> {
+                          Status st = co_await s.backend->Check();
+                          if (st.ok()) co_return core::ComponentHealth{"True", "ok", ""};
+                          co_return core::ComponentHealth{"False", "", st.message()};
+                        }});
+    }
+    s.component_statuses->Set(std::move(probes));
+  }
   LogInfo("serving securely", {{"address", ServerUrl(o.bind_address, s.http->port())},
                                {"kubeconfig", kubeconfig_path},
                                {"version", GitVersion()}});

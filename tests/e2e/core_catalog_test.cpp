@@ -2,9 +2,11 @@
 // and exec on a pod without a node, create service clusterip/nodeport, expose, get all, scale of a
 // replication controller, the default/kubernetes Service and Endpoints, ClusterIP and NodePort
 // allocation under concurrent creates (no duplicates), release on delete and reuse, and allocations
-// kept across a restart.
+// kept across a restart, componentstatuses (kubectl get cs).
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <mutex>
 #include <regex>
@@ -200,6 +202,63 @@ TEST_F(CoreCatalogTest, ConcurrentCreatesGetDistinctAllocationsAndDeletesFreeThe
 }
 
 // Last (the suite's server is restarted): allocations survive a restart of the server.
+// componentstatuses as kube-apiserver 1.32 serves it, through kubectl 1.31: the table with kube's
+// columns and the deprecation warning, the short name, get of one, discovery with get and list only.
+TEST_F(CoreCatalogTest, ComponentStatuses) {
+  auto k31 = [](const std::vector<std::string>& args) { return server_->Kubectl(args, "", "31"); };
+  // The control loops lead (the sole replica takes the Lease at start): controller-manager is Healthy.
+  CommandResult cs;
+  for (int i = 0; i < 100; ++i) {
+    cs = k31({"get", "componentstatuses"});
+    if (cs.exit_code == 0 && cs.out.find("controller-manager   Healthy") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(cs.exit_code, 0) << cs.err;
+  std::printf("%s%s", cs.err.c_str(), cs.out.c_str());
+  EXPECT_NE(cs.err.find("Warning: v1 ComponentStatus is deprecated in v1.19+"), std::string::npos) << cs.err;
+  auto lines = Lines(cs.out);
+  ASSERT_EQ(lines.size(), 4u) << cs.out;
+  EXPECT_EQ(Fields(lines[0]), (std::vector<std::string>{"NAME", "STATUS", "MESSAGE", "ERROR"}));
+  EXPECT_EQ(Fields(lines[1]),
+            (std::vector<std::string>{"scheduler", "Unhealthy", "Get", "\"https://127.0.0.1:10259/healthz\":", "dial",
+                                      "tcp", "127.0.0.1:10259:", "connect:", "connection", "refused"}));
+  EXPECT_EQ(Fields(lines[2]), (std::vector<std::string>{"controller-manager", "Healthy", "ok"}));
+  EXPECT_EQ(Fields(lines[3]), (std::vector<std::string>{"etcd-0", "Healthy", "ok"}));
+
+  auto short_name = k31({"get", "cs", "etcd-0"});
+  ASSERT_EQ(short_name.exit_code, 0) << short_name.err;
+  EXPECT_NE(short_name.err.find("Warning: v1 ComponentStatus is deprecated in v1.19+"), std::string::npos);
+  EXPECT_EQ(Fields(Lines(short_name.out).at(1)), (std::vector<std::string>{"etcd-0", "Healthy", "ok"}));
+  auto json = k31({"get", "cs", "scheduler", "-o", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.out.find(R"("kind": "ComponentStatus")"), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find(R"("type": "Healthy")"), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find(R"("status": "False")"), std::string::npos) << json.out;
+  auto missing = k31({"get", "cs", "kubelet"});
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.err.find("Component not found: kubelet"), std::string::npos) << missing.err;
+  auto create = k31({"delete", "cs", "etcd-0"});
+  EXPECT_NE(create.exit_code, 0);
+
+  // Discovery: cluster-scoped, short name cs, verbs get and list only.
+  auto disco = k31({"get", "--raw", "/api/v1"});
+  ASSERT_EQ(disco.exit_code, 0) << disco.err;
+  auto at = disco.out.find(R"({"name":"componentstatuses")");
+  ASSERT_NE(at, std::string::npos) << disco.out;
+  std::string entry = disco.out.substr(at, disco.out.find('}', at) - at);
+  EXPECT_NE(entry.find(R"("namespaced":false)"), std::string::npos) << entry;
+  EXPECT_NE(entry.find(R"("kind":"ComponentStatus")"), std::string::npos) << entry;
+  EXPECT_NE(entry.find(R"("verbs":["get","list"])"), std::string::npos) << entry;
+  EXPECT_NE(entry.find(R"("shortNames":["cs"])"), std::string::npos) << entry;
+  auto resources = k31({"api-resources", "--api-group="});
+  ASSERT_EQ(resources.exit_code, 0) << resources.err;
+  bool listed = false;
+  for (const auto& l : Lines(resources.out)) {
+    if (Fields(l) == std::vector<std::string>{"componentstatuses", "cs", "v1", "false", "ComponentStatus"}) listed = true;
+  }
+  EXPECT_TRUE(listed) << resources.out;
+}
+
 TEST_F(CoreCatalogTest, ZAllocationsSurviveARestart) {
   ASSERT_EQ(K({"create", "service", "clusterip", "kept", "--clusterip=10.0.0.13", "--tcp=80"}).exit_code, 0);
   EXPECT_EQ(server_->Stop(), 0);
