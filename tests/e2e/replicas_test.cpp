@@ -432,6 +432,15 @@ TEST(ReplicasLeaderHandoverE2E, TheOtherReplicaTakesTheLeaseAndRunsTheControlLoo
   EXPECT_EQ(StringAt(lease_of(other), {"spec", "holderIdentity"}), holder);
   EXPECT_EQ(replica[other]->log().find("successfully acquired lease"), std::string::npos) << replica[other]->log();
   std::printf("replica %d leads as %s\n", leader, holder.c_str());
+  // componentstatuses on the replica that does not lead: the control loops run (on the other one).
+  auto component = [&](int i, const std::string& name) {
+    json::object cs = JsonOf(Raw(replica[i]->port(), replica[i]->data_dir(), "GET", "/api/v1/componentstatuses/" + name));
+    const auto* conditions = cs.if_contains("conditions");
+    if (!conditions || !conditions->is_array() || conditions->as_array().empty()) return std::string("none");
+    return StringAt(conditions->as_array()[0].as_object(), {"status"});
+  };
+  EXPECT_EQ(component(other, "controller-manager"), "True");
+  EXPECT_EQ(component(other, "etcd-0"), "True");
 
   // SIGKILL the holder: it does not release the Lease; the other must wait for it to expire.
   std::string last_renew = StringAt(lease_of(other), {"spec", "renewTime"});
@@ -459,6 +468,7 @@ TEST(ReplicasLeaderHandoverE2E, TheOtherReplicaTakesTheLeaseAndRunsTheControlLoo
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   EXPECT_EQ(holder_index(new_holder), other) << "the new holder is not the surviving replica: " << new_holder;
+  EXPECT_EQ(component(other, "controller-manager"), "True");
 
   // The control loops run on the survivor: a namespace created now gets its ServiceAccount and root CA.
   auto req = [&](const std::string& method, const std::string& path, const std::string& body = "") {
