@@ -162,7 +162,16 @@ TEST(AggregatorE2E, ProxiesDiscoversAndTracksAvailability) {
   EXPECT_NE(resources.out.find("metrics.example.com/v1beta1"), std::string::npos) << resources.out;
 
   auto groups = server.Kubectl({"get", "--raw", "/apis"}, "", k);
-  EXPECT_NE(groups.out.find(R"("name":"metrics.example.com")"), std::string::npos) << groups.out;
+  // kube's order: the aggregator's own group first, then by groupPriorityMinimum (apps 17800, ...,
+  // this APIService's 100 last).
+  size_t own = groups.out.find(R"("name":"apiregistration.k8s.io")");
+  size_t apps = groups.out.find(R"("name":"apps")");
+  size_t remote = groups.out.find(R"("name":"metrics.example.com")");
+  ASSERT_NE(remote, std::string::npos) << groups.out;
+  EXPECT_LT(own, apps) << groups.out;
+  EXPECT_LT(apps, remote) << groups.out;
+  EXPECT_NE(groups.out.find(R"({"groupVersion":"metrics.example.com/v1beta1","version":"v1beta1"})"), std::string::npos)
+      << groups.out;
   auto group = server.Kubectl({"get", "--raw", "/apis/metrics.example.com"}, "", k);
   EXPECT_NE(group.out.find(R"("preferredVersion":{"groupVersion":"metrics.example.com/v1beta1")"), std::string::npos)
       << group.out;
