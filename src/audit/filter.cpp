@@ -1,10 +1,12 @@
 #include "audit/filter.h"
 
 #include <boost/json.hpp>
+#include <cctype>
 
 #include "apimachinery/json_parse.h"
 #include "apimachinery/yaml.h"
 #include "server/http/request_info.h"
+#include "util/strings.h"
 
 namespace capstan::audit {
 
@@ -197,6 +199,86 @@ RequestAttributes AttributesOf(const http::RequestContext& ctx) {
   return a;
 }
 
+namespace {
+
+// The fields every event of a request has, from what the request carries.
+void FillRequestFields(Event& ev, const http::RequestContext& ctx) {
+  ev.audit_id = ctx.audit_id;
+  ev.request_uri = ctx.request.target;
+  ev.verb = ctx.info.verb;
+  if (ctx.user) ev.user = *ctx.user;
+  ev.source_ips = SourceIps(ctx.request.headers.Get("X-Forwarded-For"), ctx.request.headers.Get("X-Real-Ip"),
+                            ctx.request.remote_addr);
+  ev.user_agent = std::string(ctx.request.headers.Get("User-Agent"));
+  if (ev.user_agent.size() > kMaxUserAgent) ev.user_agent = ev.user_agent.substr(0, kMaxUserAgent) + "...TRUNCATED";
+  if (ctx.info.is_resource_request) {
+    ObjectReference ref;
+    ref.resource = ctx.info.resource;
+    ref.namespace_ = ctx.info.namespace_;
+    ref.name = ctx.info.name;
+    ref.api_group = ctx.info.api_group;
+    ref.api_version = ctx.info.api_version;
+    ref.subresource = ctx.info.subresource;
+    ev.object_ref = ref;
+  }
+  ev.request_received = WallTimeOf(ctx.received);
+}
+
+bool HasBasicAuth(std::string_view auth) {
+  constexpr std::string_view kPrefix = "basic ";
+  if (auth.size() < kPrefix.size()) return false;
+  for (size_t i = 0; i < kPrefix.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(auth[i])) != kPrefix[i]) return false;
+  }
+  std::string decoded;
+  return Base64Decode(auth.substr(kPrefix.size()), decoded) && decoded.find(':') != std::string::npos;
+}
+
+}  // namespace
+
+std::string FailedAuthenticationMessage(const http::HttpRequest& request) {
+  std::vector<std::string> methods;
+  const std::string_view raw = request.headers.Get("Authorization");
+  if (HasBasicAuth(raw)) methods.emplace_back("basic");
+  const std::string auth(TrimSpace(raw));
+  const auto space = auth.find(' ');
+  if (space != std::string::npos && ToLower(auth.substr(0, space)) == "bearer") methods.emplace_back("bearer");
+  if (auto token = request.query.Get("access_token"); token && !TrimSpace(*token).empty()) {
+    methods.emplace_back("access_token");
+  }
+  if (!request.peer_certs_der.empty()) methods.emplace_back("x509");
+  if (methods.empty()) return "Authentication failed, no credentials provided";
+  return "Authentication failed, attempted: " + Join(methods, ", ");
+}
+
+http::Handler WithFailedAuthenticationAudit(http::Handler failed, FilterConfig cfg) {
+  if (!cfg.policy || !cfg.backend) return failed;
+  return [failed = std::move(failed), cfg = std::move(cfg)](http::RequestContext& ctx) -> Task<void> {
+    RequestAuditConfig rac = cfg.policy->Evaluate(AttributesOf(ctx));
+    if (cfg.metrics) cfg.metrics->levels.With({std::string(LevelName(rac.level))})->Inc();
+    if (rac.level == Level::kNone) {
+      co_await failed(ctx);
+      co_return;
+    }
+    Auditing au{cfg, rac, {}};
+    au.ev.level = rac.level;
+    FillRequestFields(au.ev, ctx);
+    const std::string message = FailedAuthenticationMessage(ctx.request);
+    http::ResponseWriter* inner = ctx.writer;
+    AuditResponseWriter w(inner, nullptr, false, 0, [&au, &message](int code) {
+      json::object st;
+      st["metadata"] = json::object();
+      st["message"] = message;
+      st["code"] = code;
+      au.ev.response_status = st;
+      au.Emit(Stage::kResponseStarted);
+    });
+    ctx.writer = &w;
+    co_await failed(ctx);
+    ctx.writer = inner;
+  };
+}
+
 http::Handler WithAuditEvents(http::Handler next, FilterConfig cfg) {
   return [next = std::move(next), cfg = std::move(cfg)](http::RequestContext& ctx) -> Task<void> {
     RequestScope scope;
@@ -225,25 +307,7 @@ http::Handler WithAuditEvents(http::Handler next, FilterConfig cfg) {
     Auditing au{cfg, rac, {}};
     Event& ev = au.ev;
     ev.level = rac.level;
-    ev.audit_id = ctx.audit_id;
-    ev.request_uri = ctx.request.target;
-    ev.verb = ctx.info.verb;
-    if (ctx.user) ev.user = *ctx.user;
-    ev.source_ips = SourceIps(ctx.request.headers.Get("X-Forwarded-For"), ctx.request.headers.Get("X-Real-Ip"),
-                              ctx.request.remote_addr);
-    ev.user_agent = std::string(ctx.request.headers.Get("User-Agent"));
-    if (ev.user_agent.size() > kMaxUserAgent) ev.user_agent = ev.user_agent.substr(0, kMaxUserAgent) + "...TRUNCATED";
-    if (ctx.info.is_resource_request) {
-      ObjectReference ref;
-      ref.resource = ctx.info.resource;
-      ref.namespace_ = ctx.info.namespace_;
-      ref.name = ctx.info.name;
-      ref.api_group = ctx.info.api_group;
-      ref.api_version = ctx.info.api_version;
-      ref.subresource = ctx.info.subresource;
-      ev.object_ref = ref;
-    }
-    ev.request_received = WallTimeOf(ctx.received);
+    FillRequestFields(ev, ctx);
     au.Emit(Stage::kRequestReceived);
 
     const bool long_running = http::IsLongRunning(ctx.info);

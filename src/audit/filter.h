@@ -12,13 +12,14 @@
 // metadata.managedFields from both objects. Bodies that are not JSON or YAML are decoded with the
 // optional `decode` hook (protobuf).
 //
-// server/handler_chain.cpp installs it right after the audit-ID filter (after authentication), so the
-// Audit-Id header and the event's auditID agree. Thread-safety: the returned handler is safe to call
+// server/handler_chain.cpp installs it right after authentication; the audit-ID filter is outermost,
+// so the Audit-Id header and the event's auditID agree. Thread-safety: the returned handler is safe to call
 // concurrently; the config's pointers must outlive it.
 #pragma once
 
 #include <functional>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "audit/backend.h"
@@ -38,6 +39,16 @@ struct FilterConfig {
 };
 
 http::Handler WithAuditEvents(http::Handler next, FilterConfig config);
+
+// kube's WithFailedAuthenticationAudit: wraps the handler that answers a request whose credentials
+// did not authenticate (the 401). When the policy audits the request (matched with no user), one
+// ResponseStarted event is recorded with responseStatus {code: 401, message: "Authentication failed,
+// attempted: bearer" / "..., no credentials provided"}, naming the kinds of credentials the request
+// carried (basic, bearer, access_token, x509), as kube does.
+http::Handler WithFailedAuthenticationAudit(http::Handler failed, FilterConfig config);
+
+// kube's getAuthMethods text for a request that failed authentication.
+std::string FailedAuthenticationMessage(const http::HttpRequest& request);
 
 // The event's attributes for policy matching, from a request that went through request info and
 // authentication.

@@ -428,6 +428,7 @@ Status App::Start() {
   chain.max_requests_inflight = o.max_requests_inflight;
   chain.max_mutating_requests_inflight = o.max_mutating_requests_inflight;
   chain.audit = s.audit->FilterFactory();
+  chain.failed_authentication_audit = s.audit->FailedAuthenticationFactory();
   http::Handler root = server::BuildHandlerChain(
       [&s](http::RequestContext& ctx) -> Task<void> { co_await s.router.Dispatch(ctx); }, chain);
 

@@ -98,6 +98,16 @@ StatusOr<std::unique_ptr<AuditSetup>> AuditSetup::Create(const AuditFlags& f, Me
 
 AuditSetup::~AuditSetup() { Shutdown(); }
 
+std::function<http::Handler(http::Handler)> AuditSetup::FailedAuthenticationFactory() {
+  audit::FilterConfig cfg;
+  if (enabled()) {
+    cfg.policy = policy_.get();
+    cfg.backend = backend_.get();
+  }
+  cfg.metrics = metrics_.get();
+  return [cfg](http::Handler failed) { return audit::WithFailedAuthenticationAudit(std::move(failed), cfg); };
+}
+
 std::function<http::Handler(http::Handler)> AuditSetup::FilterFactory() {
   audit::FilterConfig cfg;
   if (enabled()) {

@@ -28,6 +28,8 @@ class AuditSetup {
 
   // For ChainConfig::audit.
   std::function<http::Handler(http::Handler)> FilterFactory();
+  // The decorator of authentication's 401 handler that audits failed attempts.
+  std::function<http::Handler(http::Handler)> FailedAuthenticationFactory();
   audit::RequestScopes& scopes() { return scopes_; }
   // The HTTPS client engine of the audit and admission webhooks (one I/O thread).
   http::HttpClientFactory& webhook_http() { return *http_; }

@@ -22,6 +22,9 @@ struct ChainConfig {
   // The audit events filter (audit/filter.h), installed right after the audit-ID filter; none: no
   // events. A function so the server does not depend on the audit library.
   std::function<http::Handler(http::Handler)> audit;
+  // Wraps the 401 handler of authentication to audit failed attempts (kube's
+  // WithFailedAuthenticationAudit); none: not audited.
+  std::function<http::Handler(http::Handler)> failed_authentication_audit;
 };
 
 // The root handler: the filters in execution order around `inner` (the router).

@@ -198,5 +198,56 @@ TEST(AuditFilterTest, PanicStageThenRethrow) {
   EXPECT_EQ(f.backend.events[1]->response_status->at("message").as_string(), "APIServer panic'd: boom");
 }
 
+TEST(AuditFilterTest, FailedAuthenticationIsOneResponseStartedEventNamingTheCredentials) {
+  Fixture f(Level::kRequestResponse);
+  FakeResponseWriter w;
+  auto ctx = Ctx("GET", "/api/v1/namespaces/default/configmaps", w);
+  ctx->user.reset();
+  ctx->request.headers.Set("Authorization", "Bearer not-a-token");
+  auto h = WithFailedAuthenticationAudit(Json(401, R"({"kind":"Status","code":401})"), f.cfg);
+  SyncWait(h(*ctx));
+  EXPECT_EQ(w.status(), 401);
+  ASSERT_EQ(f.backend.events.size(), 1u);
+  const Event& e = *f.backend.events[0];
+  EXPECT_EQ(e.stage, Stage::kResponseStarted);
+  EXPECT_EQ(e.level, Level::kRequestResponse);
+  EXPECT_EQ(e.audit_id, "audit-1");
+  EXPECT_EQ(e.verb, "list");
+  EXPECT_TRUE(e.user.name.empty());
+  EXPECT_EQ(boost::json::serialize(*e.response_status),
+            R"({"metadata":{},"message":"Authentication failed, attempted: bearer","code":401})");
+  EXPECT_FALSE(e.request_object);
+  EXPECT_FALSE(e.response_object);
+}
+
+TEST(AuditFilterTest, FailedAuthenticationFollowsThePolicyMatchedWithNoUser) {
+  // A rule for a user never matches a request that did not authenticate; the catch-all None wins.
+  Fixture f(Level::kNone, R"(apiVersion: audit.k8s.io/v1
+kind: Policy
+rules:
+- level: Metadata
+  users: ["alice"]
+- level: None
+)");
+  FakeResponseWriter w;
+  auto ctx = Ctx("GET", "/api/v1/namespaces", w);
+  ctx->user.reset();
+  SyncWait(WithFailedAuthenticationAudit(Json(401, "{}"), f.cfg)(*ctx));
+  EXPECT_EQ(w.status(), 401);
+  EXPECT_TRUE(f.backend.events.empty());
+}
+
+TEST(AuditFilterTest, FailedAuthenticationMessagesAsKubeWritesThem) {
+  http::HttpRequest r;
+  EXPECT_EQ(FailedAuthenticationMessage(r), "Authentication failed, no credentials provided");
+  r.headers.Set("Authorization", "Basic " + std::string("dXNlcjpwYXNz"));  // user:pass
+  EXPECT_EQ(FailedAuthenticationMessage(r), "Authentication failed, attempted: basic");
+  r.headers.Set("Authorization", "bearer  abc");
+  r.peer_certs_der.push_back("der");
+  EXPECT_EQ(FailedAuthenticationMessage(r), "Authentication failed, attempted: bearer, x509");
+  r.headers.Set("Authorization", "Bearer");  // no token after the scheme: not a bearer attempt
+  EXPECT_EQ(FailedAuthenticationMessage(r), "Authentication failed, attempted: x509");
+}
+
 }  // namespace
 }  // namespace capstan::audit

@@ -89,6 +89,14 @@ TEST(AuditE2eTest, PolicyLevelsReachTheLogFile) {
   ASSERT_EQ(ns.exit_code, 0) << ns.err;
   auto traced = server.Kubectl({"get", "configmap", "audited", "-v=8"});
   ASSERT_EQ(traced.exit_code, 0) << traced.err;
+  // A token that does not authenticate: kube audits the attempt (one ResponseStarted event, no user),
+  // and the 401 carries an Audit-Id too.
+  auto bad = RunCommand({KubectlPath(), "--server", "https://127.0.0.1:" + std::to_string(server.port()),
+                         "--insecure-skip-tls-verify", "--token", "not-a-token", "get", "configmaps", "-v=8"});
+  ASSERT_NE(bad.exit_code, 0);
+  size_t bad_at = bad.err.find("Audit-Id: ");
+  ASSERT_NE(bad_at, std::string::npos) << bad.err;
+  const std::string bad_id = bad.err.substr(bad_at + 10, 36);
   ASSERT_EQ(server.Stop(), 0);  // the buffered events are written on shutdown
 
   auto events = Events(ReadAll(log));
@@ -148,6 +156,20 @@ TEST(AuditE2eTest, PolicyLevelsReachTheLogFile) {
     }
   }
   EXPECT_TRUE(found) << id;
+  const json::object* failed = nullptr;
+  for (const auto& e : events) {
+    if (S(e, {"auditID"}) == bad_id) {
+      EXPECT_EQ(failed, nullptr) << "one event for a failed authentication";
+      failed = &e;
+    }
+  }
+  ASSERT_NE(failed, nullptr) << bad_id;
+  EXPECT_EQ(S(*failed, {"stage"}), "ResponseStarted");
+  EXPECT_EQ(S(*failed, {"level"}), "RequestResponse");  // the configmaps rule, matched with no user
+  EXPECT_EQ(S(*failed, {"user"}), "{}");
+  EXPECT_EQ(S(*failed, {"responseStatus"}),
+            R"({"metadata":{},"message":"Authentication failed, attempted: bearer","code":401})");
+  EXPECT_FALSE(failed->contains("requestObject"));
 }
 
 TEST(AuditE2eTest, StandardOutputBackend) {

@@ -4,14 +4,19 @@
 
 namespace capstan::server {
 
-Handler WithAuthentication(Handler next, authn::RequestAuthenticator& authenticator) {
-  return [next = std::move(next), &authenticator](http::RequestContext& ctx) -> Task<void> {
+Handler Unauthorized() {
+  return [](http::RequestContext& ctx) -> Task<void> { co_await http::RespondStatus(ctx, authn::UnauthorizedStatus()); };
+}
+
+Handler WithAuthentication(Handler next, authn::RequestAuthenticator& authenticator, Handler failed) {
+  if (!failed) failed = Unauthorized();
+  return [next = std::move(next), &authenticator, failed = std::move(failed)](http::RequestContext& ctx) -> Task<void> {
     auto result = co_await authenticator.Authenticate(ctx.request);
     if (!result.ok() || !result->has_value()) {
       if (!result.ok()) {
         LogDebug("unable to authenticate the request", {{"path", ctx.request.path}, {"reason", result.status().message()}});
       }
-      co_await http::RespondStatus(ctx, authn::UnauthorizedStatus());
+      co_await failed(ctx);
       co_return;
     }
     ctx.user = std::move(**result);

@@ -67,8 +67,10 @@ Handler WithTimeout(Handler next, std::chrono::nanoseconds request_timeout);
 // cors.cpp: --cors-allowed-origins (regular expressions); no patterns: no CORS.
 Handler WithCors(Handler next, const std::vector<std::string>& allowed_origin_patterns);
 
-// authentication.cpp: sets RequestContext::user or answers 401.
-Handler WithAuthentication(Handler next, authn::RequestAuthenticator& authenticator);
+// authentication.cpp: sets RequestContext::user, or hands the request to `failed` (default:
+// Unauthorized(), kube's 401 Status) when its credentials do not authenticate.
+Handler WithAuthentication(Handler next, authn::RequestAuthenticator& authenticator, Handler failed = nullptr);
+Handler Unauthorized();
 
 // audit.cpp: gives every request an audit ID (the Audit-Id response header). The audit policy and
 // backends plug in here.
