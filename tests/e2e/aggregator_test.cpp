@@ -220,6 +220,50 @@ TEST(AggregatorE2E, ProxiesDiscoversAndTracksAvailability) {
   auto failed = server.Kubectl({"get", "--raw", path}, "", k);
   EXPECT_NE(failed.exit_code, 0);
   EXPECT_NE(failed.err.find("ServiceUnavailable"), std::string::npos) << failed.err;
+
+  // Endpoints back: Available again. A caBundle that does not sign the backend's certificate fails the
+  // discovery check; insecureSkipTLSVerify passes it.
+  std::string manifest = Manifest(ip, backend.port(), backend.ca_pem());
+  ASSERT_EQ(server.Kubectl({"apply", "-f", "-"}, manifest, k).exit_code, 0);
+  ASSERT_TRUE(PollFor([&] {
+    got = server.Kubectl({"get", "apiservice", "v1beta1.metrics.example.com"}, "", k);
+    return got.out.find("default/metrics   True") != std::string::npos;
+  })) << got.out << got.err;
+  auto other_ca = cmd::CreateSelfSignedCa("some-other-ca", std::chrono::system_clock::now());
+  std::string wrong = Base64Encode(cmd::CertificateToPem(*other_ca->cert));
+  auto patched = server.Kubectl({"patch", "apiservice", "v1beta1.metrics.example.com", "--type=merge", "-p",
+                                 R"({"spec":{"caBundle":")" + wrong + R"("}})"}, "", k);
+  ASSERT_EQ(patched.exit_code, 0) << patched.err;
+  ASSERT_TRUE(PollFor([&] {
+    got = server.Kubectl({"get", "apiservice", "v1beta1.metrics.example.com"}, "", k);
+    return got.out.find("default/metrics   False (FailedDiscoveryCheck)") != std::string::npos;
+  })) << got.out << got.err;
+  yaml = server.Kubectl({"get", "apiservice", "v1beta1.metrics.example.com", "-o", "yaml"}, "", k);
+  EXPECT_NE(yaml.out.find("failing or missing response from https://" + ip + ":" + std::to_string(backend.port()) +
+                          "/apis/metrics.example.com/v1beta1"),
+            std::string::npos)
+      << yaml.out;
+  patched = server.Kubectl({"patch", "apiservice", "v1beta1.metrics.example.com", "--type=merge", "-p",
+                            R"({"spec":{"caBundle":null,"insecureSkipTLSVerify":true}})"}, "", k);
+  ASSERT_EQ(patched.exit_code, 0) << patched.err;
+  ASSERT_TRUE(PollFor([&] {
+    got = server.Kubectl({"get", "apiservice", "v1beta1.metrics.example.com"}, "", k);
+    return got.out.find("default/metrics   True") != std::string::npos;
+  })) << got.out << got.err;
+  auto list = server.Kubectl({"get", "widgets"}, "", k);
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_NE(list.out.find("w1"), std::string::npos) << list.out;
+  auto rl = server.Kubectl({"get", "--raw", "/apis/metrics.example.com/v1beta1"}, "", k);
+  EXPECT_EQ(rl.out, kResourceList);
+
+  // Without the Service: ServiceNotFound.
+  ASSERT_EQ(server.Kubectl({"delete", "service", "metrics"}, "", k).exit_code, 0);
+  ASSERT_TRUE(PollFor([&] {
+    got = server.Kubectl({"get", "apiservice", "v1beta1.metrics.example.com"}, "", k);
+    return got.out.find("default/metrics   False (ServiceNotFound)") != std::string::npos;
+  })) << got.out << got.err;
+  yaml = server.Kubectl({"get", "apiservice", "v1beta1.metrics.example.com", "-o", "yaml"}, "", k);
+  EXPECT_NE(yaml.out.find("service/metrics in \"default\" is not present"), std::string::npos) << yaml.out;
 }
 
 }  // namespace
