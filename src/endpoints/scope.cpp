@@ -179,7 +179,7 @@ Task<void> Scope::WriteList(const registry::ObjectList& list) {
   resp.status = 200;
   resp.headers.Set("Content-Type", out_.ContentType());
   json::object md;
-  md["resourceVersion"] = list.resource_version;
+  if (!list.resource_version.empty()) md["resourceVersion"] = list.resource_version;  // omitempty, as kube's ListMeta
   if (!list.continue_token.empty()) md["continue"] = list.continue_token;
   if (list.remaining_item_count) md["remainingItemCount"] = *list.remaining_item_count;
   if (!list.serialized_items.empty()) {

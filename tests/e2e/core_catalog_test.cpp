@@ -234,6 +234,12 @@ TEST_F(CoreCatalogTest, ComponentStatuses) {
   EXPECT_NE(json.out.find(R"("kind": "ComponentStatus")"), std::string::npos) << json.out;
   EXPECT_NE(json.out.find(R"("type": "Healthy")"), std::string::npos) << json.out;
   EXPECT_NE(json.out.find(R"("status": "False")"), std::string::npos) << json.out;
+  // The list has no resourceVersion (nothing is stored): kube's empty ListMeta.
+  auto raw = k31({"get", "--raw", "/api/v1/componentstatuses"});
+  ASSERT_EQ(raw.exit_code, 0) << raw.err;
+  EXPECT_EQ(raw.out.rfind(R"({"kind":"ComponentStatusList","apiVersion":"v1","metadata":{},"items":[{"kind":"ComponentStatus")", 0),
+            0u)
+      << raw.out;
   auto missing = k31({"get", "cs", "kubelet"});
   EXPECT_NE(missing.exit_code, 0);
   EXPECT_NE(missing.err.find("Component not found: kubelet"), std::string::npos) << missing.err;
