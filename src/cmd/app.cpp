@@ -493,8 +493,8 @@ Status App::Start() {
   s.controllers = std::make_unique<controllers::ControllerManager>(s.apis, s.metrics, std::move(co));
   RETURN_IF_ERROR(s.controllers->Start());
   // What componentstatuses reports (api/core/component_status.h): no scheduler; the controller manager
-  // while some replica's control loops hold the leader Lease; the storage backend's check once per
-  // --etcd-servers endpoint (etcd-0 for the embedded store).
+  // while some replica's control loops hold the leader Lease; each --etcd-servers member's own health
+  // check (etcd-0: the embedded store's).
   {
     namespace core = api::core;
     std::vector<core::ComponentProbe> probes;
@@ -516,10 +516,10 @@ Status App::Start() {
                         }
                         co_return core::RefusedProbe(core::kControllerManagerHealthPort);
                       }});
-    const size_t members = std::max<size_t>(1, s.opts.etcd_servers.size());
-    for (size_t i = 0; i < members; ++i) {
-      probes.push_back({"etcd-" + std::to_string(i), [&s]() -> Task<core::ComponentHealth> {
-                          Status st = co_await s.backend->Check();
+    auto members = s.storage->MemberChecks(*s.backend);
+    for (size_t i = 0; i < members.size(); ++i) {
+      probes.push_back({"etcd-" + std::to_string(i), [check = members[i]]() -> Task<core::ComponentHealth> {
+                          Status st = co_await check();
                           if (st.ok()) co_return core::ComponentHealth{"True", "ok", ""};
                           co_return core::ComponentHealth{"False", "", st.message()};
                         }});

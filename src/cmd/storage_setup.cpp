@@ -58,6 +58,14 @@ StatusOr<std::unique_ptr<StorageSetup>> StorageSetup::Open(const Options& o, Met
   auto backend = storage::etcd3::OpenEtcd3Backend(eo);
   if (!backend.ok()) return Status(400, "BadRequest", backend.status().message());
   s->etcd_health_ = std::make_unique<storage::etcd3::EtcdHealth>(eo);
+  if (o.etcd_servers.size() > 1) {
+    for (const auto& endpoint : o.etcd_servers) {
+      storage::etcd3::EtcdOptions member = eo;
+      member.endpoints = {endpoint};
+      member.metrics = nullptr;
+      s->member_health_.push_back(std::make_unique<storage::etcd3::EtcdHealth>(member));
+    }
+  }
   const auto wait = duration_cast<milliseconds>(o.storage_initialization_timeout);
   LogInfo("waiting for etcd", {{"endpoints", Join(o.etcd_servers, ",")}, {"timeout", FormatGoDuration(wait)}});
   Status reached = s->etcd_health_->WaitForClient(wait);
@@ -89,6 +97,15 @@ void StorageSetup::AddHealthChecks(server::HealthChecks& health, storage::Backen
   health.Add("etcd", etcd_health_->MakeCheck(duration_cast<milliseconds>(options_.etcd_healthcheck_timeout)));
   health.Add("etcd-readiness", etcd_health_->MakeCheck(duration_cast<milliseconds>(options_.etcd_readycheck_timeout)),
              server::HealthChecks::kReadyz);
+}
+
+std::vector<server::HealthChecks::Check> StorageSetup::MemberChecks(storage::Backend& backend) {
+  if (!etcd_health_) return {[&backend]() -> Task<Status> { co_return co_await backend.Check(); }};
+  const auto timeout = duration_cast<milliseconds>(options_.etcd_healthcheck_timeout);
+  if (member_health_.empty()) return {etcd_health_->MakeCheck(timeout)};
+  std::vector<server::HealthChecks::Check> out;
+  for (const auto& m : member_health_) out.push_back(m->MakeCheck(timeout));
+  return out;
 }
 
 std::function<bool()> StorageSetup::WatchProgressReliable(storage::Backend& backend) const {

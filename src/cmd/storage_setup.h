@@ -18,6 +18,7 @@
 
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "apimachinery/status.h"
 #include "cmd/options.h"
@@ -50,6 +51,9 @@ class StorageSetup {
   // Starts the compactor on `backend` (etcd only).
   void StartCompactor(storage::Backend& backend);
   void AddHealthChecks(server::HealthChecks& health, storage::Backend& backend);
+  // One check per --etcd-servers endpoint, of that member alone (componentstatuses' etcd-N, as kube
+  // probes each server), with --etcd-healthcheck-timeout; for the embedded store one check of it.
+  std::vector<server::HealthChecks::Check> MemberChecks(storage::Backend& backend);
   // Whether `backend`'s watch progress answers are in order (the watch cache's
   // WatchCacheFlags::progress_reliable): always for the embedded store; for etcd, whether the
   // members' version answers progress requests after every earlier event (3.4.31+, 3.5.13+). On
@@ -65,6 +69,8 @@ class StorageSetup {
   Options options_;
   std::unique_ptr<storage::Backend> backend_;
   std::unique_ptr<storage::etcd3::EtcdHealth> etcd_health_;
+  // With several endpoints: a health client of each member alone (same order as --etcd-servers).
+  std::vector<std::unique_ptr<storage::etcd3::EtcdHealth>> member_health_;
   std::unique_ptr<storage::etcd3::Compactor> compactor_;
   std::unique_ptr<storage::transformers::ResourceTransformers> transformers_;
 };

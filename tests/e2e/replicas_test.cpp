@@ -289,8 +289,32 @@ TEST_F(ReplicasE2E, KillingAnEtcdMemberUnderWriteLoadLosesNoAcknowledgedWrite) {
     for (const auto& n : acked) missing += !names.count(n);
     EXPECT_EQ(missing, 0u) << "replica " << i;
   }
+  // componentstatuses probes each member alone: etcd-0 (the killed one) is Unhealthy, the others Healthy.
+  auto etcd_statuses = [](int i) {
+    json::object list = JsonOf(Req(i, "GET", "/api/v1/componentstatuses"));
+    std::string out;
+    if (!list.contains("items")) return out;
+    for (const auto& item : list["items"].as_array()) {
+      const auto& o = item.as_object();
+      std::string name = StringAt(o, {"metadata", "name"});
+      if (name.rfind("etcd-", 0) != 0) continue;
+      out += name + "=" + std::string(o.at("conditions").as_array()[0].as_object().at("status").as_string()) + " ";
+    }
+    return out;
+  };
+  std::string seen;
+  for (int n = 0; n < 100 && seen != "etcd-0=False etcd-1=True etcd-2=True "; ++n) {
+    seen = etcd_statuses(1);
+    if (seen != "etcd-0=False etcd-1=True etcd-2=True ") std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(seen, "etcd-0=False etcd-1=True etcd-2=True ") << BodyOf(Req(1, "GET", "/api/v1/componentstatuses"));
   std::string err;
   EXPECT_TRUE(g->etcd->Restart(0, &err)) << err;
+  for (int n = 0; n < 200 && seen != "etcd-0=True etcd-1=True etcd-2=True "; ++n) {
+    seen = etcd_statuses(1);
+    if (seen != "etcd-0=True etcd-1=True etcd-2=True ") std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(seen, "etcd-0=True etcd-1=True etcd-2=True ") << BodyOf(Req(1, "GET", "/api/v1/componentstatuses"));
 }
 
 TEST_F(ReplicasE2E, KillingOneReplicaLeavesTheOtherServing) {

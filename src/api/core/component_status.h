@@ -13,8 +13,9 @@
 //   controller-manager  kube GETs https://127.0.0.1:10257/healthz; Capstan's control loops run in
 //                       process: healthy ("ok") while this replica or another holds the leader
 //                       Lease (LeaseHeld), else the refused-connection answer for port 10257.
-//   etcd-N              kube probes each --etcd-servers endpoint through the storage backend:
-//                       healthy "ok", else status False with the error.
+//   etcd-N              kube probes each --etcd-servers endpoint alone: healthy "ok", else status
+//                       False with the error. Capstan: each member's own health client (etcd-0 for
+//                       the embedded store: the store's check).
 //
 // Thread-safety: ComponentStatusSources may be set and read from any thread; the storage is
 // thread-safe; the free functions are pure.
