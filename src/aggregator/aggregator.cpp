@@ -4,6 +4,7 @@
 #include <set>
 
 #include "aggregator/json_helpers.h"
+#include "aggregator/stream_proxy.h"
 #include "endpoints/discovery.h"
 #include "registry/rest.h"
 #include "util/log.h"
@@ -153,6 +154,10 @@ Task<void> Aggregator::Proxy(http::RequestContext& ctx, const ApiServiceInfo& sv
   const bool watch = ctx.info.verb == "watch";
   req.timeout = watch ? std::chrono::milliseconds(std::chrono::minutes(60)) : std::chrono::milliseconds(60000);
   req.max_response_bytes = 256u * 1024 * 1024;
+  if (auto* streaming = dynamic_cast<http::StreamingHttpClient*>(*client); watch && streaming) {
+    co_await ProxyStream(ctx, *streaming, std::move(req), svc.name);
+    co_return;
+  }
   auto resp = co_await (*client)->Do(std::move(req));
   if (!resp.ok()) {
     LogWarn("aggregator: error while proxying request", {{"apiservice", svc.name}, {"error", resp.status().message()}});

@@ -20,8 +20,7 @@
 // MissingEndpoints, FailedDiscoveryCheck), probing GET /apis/<group>/<version> on its server: fully
 // every `resync`, and within `poll` when an APIService, its Service or its Endpoints change.
 //
-// Gap: the HTTP client buffers whole responses, so a proxied watch is answered when the remote server
-// ends it (not streamed event by event).
+// A watch is passed on as it arrives (aggregator/stream_proxy.h); other responses are read whole first.
 // Thread-safety: Handle may run on any I/O thread concurrently; the loop runs on its own thread.
 #pragma once
 

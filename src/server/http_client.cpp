@@ -1,4 +1,5 @@
 #include "server/http_client.h"
+#include "server/http/http_stream.h"
 
 #include <openssl/err.h>
 #include <openssl/pem.h>
@@ -192,6 +193,13 @@ std::string SerializeRequest(const http::ClientRequest& req, const http::ParsedU
 struct Outcome {
   StatusOr<http::ClientResponse> result = Status(503, "ServiceUnavailable", "");
   bool retry = false;  // a reused connection failed before any response byte
+  bool head_sent = false;  // streaming: the head went to the caller, the rest to the sink
+};
+
+// Streaming (server/http/http_stream.h): where the head goes once parsed, and the sink for the body.
+struct StreamState {
+  Callback head;
+  http::StreamSink sink;
 };
 
 Task<error_code> Write(Conn& c, const std::string& data) {
@@ -288,7 +296,8 @@ Task<StatusOr<std::shared_ptr<Conn>>> Dial(ClientState& cs, Exchange& ex, const 
 }
 
 Task<Outcome> Attempt(ClientState& cs, Exchange& ex, const http::ClientRequest& req, const http::ParsedUrl& url,
-                      const std::string& key, const std::string& wire, const std::string& prefix) {
+                      const std::string& key, const std::string& wire, const std::string& prefix,
+                      StreamState* stream) {
   Outcome out;
   auto conn = cs.TakeIdle(key);
   bool reused = conn != nullptr;
@@ -308,6 +317,18 @@ Task<Outcome> Attempt(ClientState& cs, Exchange& ex, const http::ClientRequest& 
     co_return out;
   }
   ResponseParser parser(req.max_response_bytes, req.method == "HEAD");
+  // Streaming: hands the head over once, then every body piece; false when the consumer stopped.
+  auto pass_on = [&]() -> bool {
+    if (!stream || !parser.head_done()) return true;
+    if (!out.head_sent) {
+      out.head_sent = true;
+      http::ClientResponse head = parser.head();
+      head.body.clear();
+      stream->head(std::move(head));
+    }
+    std::string piece = parser.DrainBody();
+    return piece.empty() || stream->sink.on_data(std::move(piece));
+  };
   char buf[16384];
   for (;;) {
     auto [rec, n] = co_await ReadSome(*conn, buf, sizeof buf);
@@ -329,6 +350,11 @@ Task<Outcome> Attempt(ClientState& cs, Exchange& ex, const http::ClientRequest& 
       }
     } else {
       r = parser.Feed(std::string_view(buf, n), &consumed);
+      if (r != ResponseParser::Result::kError && !pass_on()) {
+        conn->Close();
+        out.result = Status(499, "ClientClosedRequest", prefix + "the consumer stopped reading the stream");
+        co_return out;
+      }
       if (r == ResponseParser::Result::kNeedMore) continue;
       if (r == ResponseParser::Result::kError) {
         conn->Close();
@@ -341,6 +367,7 @@ Task<Outcome> Attempt(ClientState& cs, Exchange& ex, const http::ClientRequest& 
         co_return out;
       }
     }
+    if (r == ResponseParser::Result::kDone) pass_on();
     bool reusable = !conn->closed && parser.keep_alive() && consumed == n;
     out.result = parser.Take();
     ex.conn.reset();
@@ -353,7 +380,8 @@ Task<Outcome> Attempt(ClientState& cs, Exchange& ex, const http::ClientRequest& 
   }
 }
 
-Task<void> RunExchange(std::shared_ptr<ClientState> cs, http::ClientRequest req, http::ParsedUrl url, Callback cb) {
+Task<void> RunExchange(std::shared_ptr<ClientState> cs, http::ClientRequest req, http::ParsedUrl url, Callback cb,
+                       std::shared_ptr<StreamState> stream = nullptr) {
   auto& engine = *cs->engine;
   // Shared with the deadline timer's handler, which may run after the exchange has finished.
   auto ex = std::make_shared<Exchange>(engine.ioc);
@@ -367,8 +395,9 @@ Task<void> RunExchange(std::shared_ptr<ClientState> cs, http::ClientRequest req,
   });
   std::string key = url.scheme + "://" + url.host + ":" + std::to_string(url.port);
   std::string wire = SerializeRequest(req, url, engine.opts.user_agent);
-  Outcome out = co_await Attempt(*cs, *ex, req, url, key, wire, prefix);
-  if (out.retry && !ex->cancelled) out = co_await Attempt(*cs, *ex, req, url, key, wire, prefix);
+  if (stream) stream->head = cb;
+  Outcome out = co_await Attempt(*cs, *ex, req, url, key, wire, prefix, stream.get());
+  if (out.retry && !ex->cancelled) out = co_await Attempt(*cs, *ex, req, url, key, wire, prefix, stream.get());
   if (ex->timed_out) {
     out.result = Status(504, "Timeout", prefix + "context deadline exceeded (Client.Timeout exceeded while awaiting headers)");
   } else if (ex->cancelled && !out.result.ok()) {
@@ -378,10 +407,14 @@ Task<void> RunExchange(std::shared_ptr<ClientState> cs, http::ClientRequest req,
   ex->timer.cancel();
   ex->conn.reset();
   engine.inflight.erase(ex.get());
-  cb(std::move(out.result));
+  if (out.head_sent) {
+    stream->sink.on_end(out.result.ok() ? Status() : out.result.status());
+  } else {
+    cb(std::move(out.result));
+  }
 }
 
-class AsioHttpClient : public http::HttpClient {
+class AsioHttpClient : public http::HttpClient, public http::StreamingHttpClient {
  public:
   explicit AsioHttpClient(std::shared_ptr<ClientState> state) : state_(std::move(state)) {}
 
@@ -394,6 +427,22 @@ class AsioHttpClient : public http::HttpClient {
           std::string prefix = GoMethod(req.method) + " " + GoQuote(req.url) + ": ";
           bool posted = state->engine->Post([state, req, url, cb]() mutable {
             Spawn(RunExchange(state, std::move(req), std::move(url), std::move(cb)));
+          });
+          if (!posted) cb(Status(503, "ServiceUnavailable", prefix + "the HTTP client is shutting down"));
+        });
+  }
+
+  Task<StatusOr<http::ClientResponse>> DoStream(http::ClientRequest req, http::StreamSink sink) override {
+    auto url = http::ParseHttpUrl(req.url);
+    if (!url) co_return Status(400, "BadRequest", "parse " + GoQuote(req.url) + ": invalid URL");
+    auto state = state_;
+    auto stream = std::make_shared<StreamState>();
+    stream->sink = std::move(sink);
+    co_return co_await Await<StatusOr<http::ClientResponse>>(
+        [state, stream, req = std::move(req), url = *url](Callback cb) mutable {
+          std::string prefix = GoMethod(req.method) + " " + GoQuote(req.url) + ": ";
+          bool posted = state->engine->Post([state, stream, req, url, cb]() mutable {
+            Spawn(RunExchange(state, std::move(req), std::move(url), std::move(cb), stream));
           });
           if (!posted) cb(Status(503, "ServiceUnavailable", prefix + "the HTTP client is shutting down"));
         });

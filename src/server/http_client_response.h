@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "server/http/http_client.h"
 
@@ -37,6 +38,11 @@ class ResponseParser {
   bool started() const { return started_; }
   bool body_too_large() const { return too_large_; }
   const std::string& error() const { return error_; }
+  // Streaming (server/http/http_stream.h): whether the final response's head has been parsed (its
+  // status and headers are then in head()), and the body bytes parsed since the last drain.
+  bool head_done() const { return state_ != State::kHead && state_ != State::kError; }
+  const http::ClientResponse& head() const { return resp_; }
+  std::string DrainBody() { return std::exchange(resp_.body, std::string()); }
 
   static constexpr size_t kMaxHeadBytes = 1 << 20;
   static constexpr size_t kMaxHeaderCount = 1000;

@@ -28,6 +28,11 @@ constexpr const char* kWidgets =
     R"({"kind":"WidgetList","apiVersion":"metrics.example.com/v1beta1","metadata":{},"items":[)"
     R"({"kind":"Widget","apiVersion":"metrics.example.com/v1beta1","metadata":{"name":"w1","namespace":"default"}}]})";
 
+constexpr const char* kEvent1 =
+    R"({"type":"ADDED","object":{"kind":"Widget","apiVersion":"metrics.example.com/v1beta1","metadata":{"name":"w1"}}})";
+constexpr const char* kEvent2 =
+    R"({"type":"ADDED","object":{"kind":"Widget","apiVersion":"metrics.example.com/v1beta1","metadata":{"name":"w2"}}})";
+
 struct Seen {
   std::mutex mu;
   std::string user;
@@ -35,6 +40,10 @@ struct Seen {
   bool authorization = false;
   bool client_cert = false;
   int widget_requests = 0;
+  // The watch: the test sets first_event_seen once the first event came through Capstan; the backend
+  // writes the second event only then (or after 10 s), and records which.
+  std::shared_ptr<std::atomic<bool>> first_event_seen = std::make_shared<std::atomic<bool>>(false);
+  std::atomic<bool> second_sent_after_first{false};
 };
 
 // Endpoints may not name a loopback address (kube's validation): the backend listens on the first
@@ -84,6 +93,23 @@ class Backend {
       const std::string& p = ctx.request.path;
       if (p == "/apis/metrics.example.com/v1beta1") {
         r.body = kResourceList;
+      } else if (p == "/apis/metrics.example.com/v1beta1/namespaces/default/widgets" &&
+                 ctx.request.raw_query.find("watch=") != std::string::npos) {
+        http::Headers h;
+        h.Set("Content-Type", "application/json");
+        co_await ctx.writer->StartStream(200, std::move(h));
+        co_await ctx.writer->WriteChunk(std::string(kEvent1) + "\n");
+        auto flag = seen->first_event_seen;
+        co_await Await<int>([flag](std::function<void(int)> cb) {
+          std::thread([flag, cb] {
+            for (int i = 0; i < 100 && !flag->load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            cb(0);
+          }).detach();
+        });
+        seen->second_sent_after_first = flag->load();
+        co_await ctx.writer->WriteChunk(std::string(kEvent2) + "\n");
+        co_await ctx.writer->EndStream();
+        co_return;
       } else if (p == "/apis/metrics.example.com/v1beta1/namespaces/default/widgets") {
         std::lock_guard lock(seen->mu);
         seen->user = std::string(ctx.request.headers.Get("X-Remote-User"));
@@ -186,6 +212,25 @@ TEST(AggregatorE2E, ProxiesDiscoversAndTracksAvailability) {
               backend.seen().groups.end());
     EXPECT_FALSE(backend.seen().authorization);
     EXPECT_TRUE(backend.seen().client_cert);
+  }
+
+  // A watch comes through event by event: the backend sends the second event only after the test has
+  // read the first one through Capstan.
+  {
+    std::string cmd = "/usr/lib/google-cloud-sdk/bin/kubectl.1.31 --kubeconfig " + server.kubeconfig() +
+                      " get --raw '/apis/metrics.example.com/v1beta1/namespaces/default/widgets?watch=true'";
+    FILE* f = popen(cmd.c_str(), "r");
+    ASSERT_NE(f, nullptr);
+    char line[4096];
+    std::string first = fgets(line, sizeof line, f) ? line : "";
+    backend.seen().first_event_seen->store(true);
+    std::string rest;
+    while (fgets(line, sizeof line, f)) rest += line;
+    int rc = pclose(f);
+    EXPECT_EQ(rc, 0);
+    EXPECT_EQ(first, std::string(kEvent1) + "\n");
+    EXPECT_EQ(rest, std::string(kEvent2) + "\n");
+    EXPECT_TRUE(backend.seen().second_sent_after_first.load()) << "the first event did not arrive before the second was sent";
   }
 
   // Proxy overhead, one run: the same GET through Capstan and straight to the backend.
