@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "apimachinery/json_path.h"
 #include "util/strings.h"
 
 namespace capstan::admission::quota {
@@ -14,17 +15,7 @@ namespace am = capstan::apimachinery;
 
 namespace {
 
-const json::value* At(const json::object& o, std::initializer_list<std::string_view> path) {
-  const json::object* cur = &o;
-  const json::value* v = nullptr;
-  for (auto key : path) {
-    if (!cur) return nullptr;
-    v = cur->if_contains(key);
-    if (!v) return nullptr;
-    cur = v->is_object() ? &v->get_object() : nullptr;
-  }
-  return v;
-}
+const json::value* At(const json::object& o, std::initializer_list<std::string_view> path) { return am::GetPath(o, path); }
 
 std::string Str(const json::object& o, std::initializer_list<std::string_view> path) {
   const json::value* v = At(o, path);

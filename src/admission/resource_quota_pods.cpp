@@ -8,6 +8,7 @@
 #include "admission/resource_quota_evaluator.h"
 #include "apimachinery/time_util.h"
 #include "apimachinery/validation.h"
+#include "apimachinery/json_path.h"
 #include "util/strings.h"
 
 namespace capstan::admission::quota {
@@ -17,17 +18,7 @@ namespace am = capstan::apimachinery;
 
 namespace {
 
-const json::value* At(const json::object& o, std::initializer_list<std::string_view> path) {
-  const json::object* cur = &o;
-  const json::value* v = nullptr;
-  for (auto key : path) {
-    if (!cur) return nullptr;
-    v = cur->if_contains(key);
-    if (!v) return nullptr;
-    cur = v->is_object() ? &v->get_object() : nullptr;
-  }
-  return v;
-}
+const json::value* At(const json::object& o, std::initializer_list<std::string_view> path) { return am::GetPath(o, path); }
 
 const json::array* Arr(const json::object& o, std::initializer_list<std::string_view> path) {
   const json::value* v = At(o, path);

@@ -1,5 +1,6 @@
 #include "api/common.h"
 
+#include "apimachinery/json_path.h"
 #include "apimachinery/object_meta.h"
 
 namespace capstan::api {
@@ -51,15 +52,7 @@ bool BoolAt(const Object& o, std::string_view key, bool def) {
 }
 
 const boost::json::value* PathAt(const Object& o, std::initializer_list<std::string_view> path) {
-  const boost::json::object* cur = &o;
-  const boost::json::value* v = nullptr;
-  for (auto key : path) {
-    if (!cur) return nullptr;
-    v = cur->if_contains(key);
-    if (!v) return nullptr;
-    cur = v->is_object() ? &v->get_object() : nullptr;
-  }
-  return v;
+  return apimachinery::GetPath(o, path);
 }
 
 int64_t CountAt(const Object& o, std::string_view key) {

@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "apimachinery/errors.h"
+#include "apimachinery/json_path.h"
 #include "apimachinery/object_meta.h"
 
 namespace capstan::controllers {
@@ -198,15 +199,7 @@ Task<StatusOr<registry::ObjectList>> ApiClient::DeleteCollection(const Gvr& r, c
 }
 
 const json::value* JsonPath(const Object& o, std::initializer_list<std::string_view> path) {
-  const json::object* cur = &o;
-  const json::value* v = nullptr;
-  for (auto key : path) {
-    if (!cur) return nullptr;
-    v = cur->if_contains(key);
-    if (!v) return nullptr;
-    cur = v->if_object();
-  }
-  return v;
+  return apimachinery::GetPath(o, path);
 }
 
 std::string JsonString(const Object& o, std::initializer_list<std::string_view> path) {
