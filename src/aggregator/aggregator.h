@@ -18,7 +18,8 @@
 // The availability loop (Start/Stop) sets each remote APIService's Available condition as kube's
 // available controller does (Passed, ServiceNotFound, ServicePortError, EndpointsNotFound,
 // MissingEndpoints, FailedDiscoveryCheck), probing GET /apis/<group>/<version> on its server: fully
-// every `resync`, and within `poll` when an APIService, its Service or its Endpoints change.
+// every `resync`, and within `poll` when an APIService, its Service or its Endpoints change. Each full
+// pass also publishes the extension-apiserver-authentication ConfigMap (aggregator/authentication_info.h).
 //
 // A watch is passed on as it arrives (aggregator/stream_proxy.h); other responses are read whole first.
 // Thread-safety: Handle may run on any I/O thread concurrently; the loop runs on its own thread.
@@ -30,9 +31,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "aggregator/api_service_info.h"
+#include "aggregator/authentication_info.h"
 #include "endpoints/api_registry.h"
 #include "server/http/http_client.h"
 #include "server/http/request_context.h"
@@ -50,6 +53,8 @@ struct AggregatorOptions {
   std::chrono::milliseconds resync{30000};                  // kube: every 30 s
   std::chrono::milliseconds poll{1000};                     // change detection
   std::chrono::seconds probe_timeout{5};
+  // Published as kube-system/extension-apiserver-authentication on every full pass (when set).
+  std::optional<AuthenticationInfo> authentication_info;
 };
 
 class Aggregator {

@@ -186,6 +186,10 @@ Task<std::string> Aggregator::Fingerprint(const ApiServiceInfo& svc) {
 }
 
 Task<void> Aggregator::SyncAll(bool force) {
+  if (force && opts_.authentication_info) {
+    Status st = co_await PublishAuthenticationInfo(apis_, *opts_.authentication_info);
+    if (!st.ok()) LogWarn("aggregator: cannot publish extension-apiserver-authentication", {{"error", st.message()}});
+  }
   std::vector<ApiServiceInfo> services = co_await ListApiServices();
   std::set<std::string> seen;
   for (const auto& svc : services) {

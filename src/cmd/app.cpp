@@ -379,6 +379,21 @@ Status App::Start() {
     } else {
       LogWarn("aggregator: no proxy client certificate", {{"error", cert.ok() ? key.status().message() : cert.status().message()}});
     }
+    // kube-system/extension-apiserver-authentication for aggregated servers.
+    aggregator::AuthenticationInfo info;
+    const auto& ac = o.authentication;
+    if (auto ca = ReadFileToString(o.client_ca_file.empty() ? pki->ca_cert_file : o.client_ca_file); ca.ok()) {
+      info.client_ca_pem = *ca;
+    }
+    if (!ac.requestheader_client_ca_file.empty()) {
+      if (auto ca = ReadFileToString(ac.requestheader_client_ca_file); ca.ok()) info.requestheader_ca_pem = *ca;
+      info.allowed_names = ac.requestheader_allowed_names;
+      info.username_headers = ac.requestheader_username_headers;
+      info.uid_headers = ac.requestheader_uid_headers;
+      info.group_headers = ac.requestheader_group_headers;
+      info.extra_headers_prefix = ac.requestheader_extra_headers_prefix;
+    }
+    ao.authentication_info = std::move(info);
     s.aggregator = std::make_unique<aggregator::Aggregator>(s.apis, std::move(ao));
     s.aggregator->Start();
   }

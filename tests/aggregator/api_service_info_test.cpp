@@ -1,4 +1,5 @@
 #include "aggregator/api_service_info.h"
+#include "aggregator/authentication_info.h"
 
 #include <gtest/gtest.h>
 
@@ -124,6 +125,32 @@ TEST(ApiServiceInfoTest, ResourceListToAggregatedDiscovery) {
   EXPECT_EQ(w.at("subresources").as_array()[0].at("subresource").as_string(), "status");
   EXPECT_EQ(rs[1].at("scope").as_string(), "Cluster");
   EXPECT_EQ(VersionDiscoveryFromResourceList(list, "g", "v", true).at("freshness").as_string(), "Stale");
+}
+
+}  // namespace
+}  // namespace capstan::aggregator
+
+namespace capstan::aggregator {
+namespace {
+
+TEST(AuthenticationInfoTest, ConfigMapDataAsKubeWritesIt) {
+  AuthenticationInfo info;
+  info.client_ca_pem = "CLIENT-CA";
+  auto only_client = AuthenticationConfigMapData(info);
+  EXPECT_EQ(only_client.size(), 1u);
+  EXPECT_EQ(only_client.at("client-ca-file").as_string(), "CLIENT-CA");
+  info.requestheader_ca_pem = "FRONT-PROXY-CA";
+  info.allowed_names = {"front-proxy-client"};
+  info.username_headers = {"X-Remote-User"};
+  info.group_headers = {"X-Remote-Group"};
+  info.extra_headers_prefix = {"X-Remote-Extra-"};
+  auto data = AuthenticationConfigMapData(info);
+  EXPECT_EQ(data.at("requestheader-client-ca-file").as_string(), "FRONT-PROXY-CA");
+  EXPECT_EQ(data.at("requestheader-allowed-names").as_string(), R"(["front-proxy-client"])");
+  EXPECT_EQ(data.at("requestheader-username-headers").as_string(), R"(["X-Remote-User"])");
+  EXPECT_EQ(data.at("requestheader-group-headers").as_string(), R"(["X-Remote-Group"])");
+  EXPECT_EQ(data.at("requestheader-extra-headers-prefix").as_string(), R"(["X-Remote-Extra-"])");
+  EXPECT_FALSE(data.contains("requestheader-uid-headers"));
 }
 
 }  // namespace

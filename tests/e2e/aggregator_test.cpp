@@ -173,6 +173,13 @@ TEST(AggregatorE2E, ProxiesDiscoversAndTracksAvailability) {
   ServerProcess server;
   ASSERT_TRUE(server.ok()) << server.error();
   const std::string k = "31";
+  // What aggregated servers read to trust Capstan's clients (kube-apiserver publishes it at start).
+  CommandResult auth_cm;
+  ASSERT_TRUE(PollFor([&] {
+    auth_cm = server.Kubectl({"get", "configmap", "-n", "kube-system", "extension-apiserver-authentication", "-o",
+                              "jsonpath={.data.client-ca-file}"}, "", k);
+    return auth_cm.out.find("-----BEGIN CERTIFICATE-----") == 0;
+  })) << auth_cm.out << auth_cm.err;
   auto applied = server.Kubectl({"apply", "-f", "-"}, Manifest(ip, backend.port(), backend.ca_pem()), k);
   ASSERT_EQ(applied.exit_code, 0) << applied.err;
 
