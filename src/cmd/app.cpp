@@ -555,6 +555,7 @@ void App::Shutdown() {
   if (s.controllers) s.controllers->Stop();
   if (s.authorization) s.authorization->Stop();
   if (s.crd_controller) s.crd_controller->Stop();
+  if (s.aggregator) s.aggregator->Stop();  // its loop uses the HTTP client the audit setup owns
   if (s.opts.shutdown_delay.count() > 0) {
     std::this_thread::sleep_for(s.opts.shutdown_delay);
   }

@@ -316,6 +316,7 @@ TEST(AggregatorE2E, ProxiesDiscoversAndTracksAvailability) {
   })) << got.out << got.err;
   yaml = server.Kubectl({"get", "apiservice", "v1beta1.metrics.example.com", "-o", "yaml"}, "", k);
   EXPECT_NE(yaml.out.find("service/metrics in \"default\" is not present"), std::string::npos) << yaml.out;
+  EXPECT_EQ(server.Stop(), 0) << server.log();
 }
 
 }  // namespace
