@@ -17,7 +17,17 @@ namespace am = capstan::apimachinery;
 using namespace detail;
 
 Aggregator::Aggregator(const endpoints::ApiRegistry& apis, AggregatorOptions opts)
-    : apis_(apis), opts_(std::move(opts)) {}
+    : apis_(apis), opts_(std::move(opts)) {
+  if (opts_.metrics) {
+    unavailable_ = &opts_.metrics->NewGaugeVec(
+        "aggregator_unavailable_apiservice",
+        "Gauge of APIServices which are marked as unavailable broken down by APIService name.", {"name"});
+    unavailable_total_ = &opts_.metrics->NewCounterVec(
+        "aggregator_unavailable_apiservice_total",
+        "Counter of APIServices which are marked as unavailable broken down by APIService name and reason.",
+        {"name", "reason"});
+  }
+}
 
 Aggregator::~Aggregator() { Stop(); }
 

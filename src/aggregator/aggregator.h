@@ -39,6 +39,7 @@
 #include "endpoints/api_registry.h"
 #include "server/http/http_client.h"
 #include "server/http/request_context.h"
+#include "util/metrics.h"
 
 namespace capstan::aggregator {
 
@@ -55,6 +56,8 @@ struct AggregatorOptions {
   std::chrono::seconds probe_timeout{5};
   // Published as kube-system/extension-apiserver-authentication on every full pass (when set).
   std::optional<AuthenticationInfo> authentication_info;
+  // aggregator_unavailable_apiservice{name} and aggregator_unavailable_apiservice_total{name,reason}.
+  MetricsRegistry* metrics = nullptr;
 };
 
 class Aggregator {
@@ -101,6 +104,8 @@ class Aggregator {
   std::map<std::tuple<std::string, std::string, bool>, std::unique_ptr<http::HttpClient>> clients_;  // guarded
   std::map<std::string, Discovery> discovery_;                                                     // guarded
   std::map<std::string, std::string> fingerprints_;  // loop thread only
+  GaugeVec* unavailable_ = nullptr;
+  CounterVec* unavailable_total_ = nullptr;
 
   std::mutex loop_mu_;
   std::condition_variable loop_cv_;

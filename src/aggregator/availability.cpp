@@ -138,6 +138,7 @@ Task<void> Aggregator::WriteCondition(const std::string& name, const ProbeResult
       }
     }
   }
+  if (unavailable_total_ && r.status == "False") unavailable_total_->With({name, r.reason})->Inc();
   registry::Context uctx;
   uctx.subresource = "status";
   uctx.name = name;
@@ -199,6 +200,7 @@ Task<void> Aggregator::SyncAll(bool force) {
     auto it = fingerprints_.find(svc.name);
     if (!force && it != fingerprints_.end() && it->second == fp) continue;
     ProbeResult r = co_await Check(svc);
+    if (unavailable_) unavailable_->With({svc.name})->Set(r.status == "True" ? 0 : 1);
     co_await WriteCondition(svc.name, r);
     // The status write changed the APIService's resourceVersion: fingerprint what is stored now.
     auto now = co_await GetApiService(svc.name);

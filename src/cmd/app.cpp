@@ -394,6 +394,7 @@ Status App::Start() {
       info.extra_headers_prefix = ac.requestheader_extra_headers_prefix;
     }
     ao.authentication_info = std::move(info);
+    ao.metrics = &s.metrics;
     s.aggregator = std::make_unique<aggregator::Aggregator>(s.apis, std::move(ao));
     s.aggregator->Start();
   }

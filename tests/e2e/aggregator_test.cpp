@@ -316,6 +316,11 @@ TEST(AggregatorE2E, ProxiesDiscoversAndTracksAvailability) {
   })) << got.out << got.err;
   yaml = server.Kubectl({"get", "apiservice", "v1beta1.metrics.example.com", "-o", "yaml"}, "", k);
   EXPECT_NE(yaml.out.find("service/metrics in \"default\" is not present"), std::string::npos) << yaml.out;
+  auto metrics = server.Kubectl({"get", "--raw", "/metrics"}, "", k);
+  EXPECT_NE(metrics.out.find(R"(aggregator_unavailable_apiservice{name="v1beta1.metrics.example.com"} 1)"),
+            std::string::npos);
+  EXPECT_NE(metrics.out.find(R"(aggregator_unavailable_apiservice_total{name="v1beta1.metrics.example.com",reason="EndpointsNotFound"} 1)"),
+            std::string::npos);
   EXPECT_EQ(server.Stop(), 0) << server.log();
 }
 
