@@ -26,31 +26,33 @@ Informer& ControllerContext::SharedInformer(InformerOptions opts) {
   std::string key = opts.gvr.String() + "|" + opts.namespace_ + "|" + opts.field_selector + "|" +
                     opts.label_selector + "|" + (opts.metadata_only ? "m" : "f");
   auto it = shared_.find(key);
-  if (it != shared_.end()) return *it->second;
+  if (it != shared_.end()) {
+    ++shared_users_[it->second.get()].second;
+    return *it->second;
+  }
   auto inf = std::make_unique<Informer>(client_, scope_, std::move(opts));
   Informer& ref = *inf;
+  shared_users_[&ref] = {key, 1};
   shared_.emplace(std::move(key), std::move(inf));
   if (started_) ref.Run();
   return ref;
 }
 
-Informer& ControllerContext::NewInformer(InformerOptions opts) {
-  FillKind(opts);
-  own_.push_back(std::make_unique<Informer>(client_, scope_, std::move(opts)));
-  Informer& ref = *own_.back();
-  if (started_) ref.Run();
-  return ref;
-}
-
-void ControllerContext::Retire(Informer& informer) {
+void ControllerContext::Release(Informer& informer) {
+  auto u = shared_users_.find(&informer);
+  if (u == shared_users_.end() || --u->second.second > 0) return;
+  auto it = shared_.find(u->second.first);
+  shared_users_.erase(u);
+  if (it == shared_.end()) return;
   // Stopped now, destroyed with the context (its loop may still be finishing).
-  informer.Stop();
+  it->second->Stop();
+  retired_.push_back(std::move(it->second));
+  shared_.erase(it);
 }
 
 void ControllerContext::StartInformers() {
   started_ = true;
   for (auto& [key, inf] : shared_) inf->Run();
-  for (auto& inf : own_) inf->Run();
 }
 
 WorkQueue& ControllerContext::NewQueue(std::string name, std::unique_ptr<RateLimiter> limiter) {
@@ -66,7 +68,7 @@ WorkQueue& ControllerContext::NewQueue(std::string name, std::unique_ptr<RateLim
 void ControllerContext::Shutdown() {
   for (auto& q : queues_) q->ShutDown();
   for (auto& [key, inf] : shared_) inf->Stop();
-  for (auto& inf : own_) inf->Stop();
+  for (auto& inf : retired_) inf->Stop();
 }
 
 void ControllerContext::UpdateQueueMetrics() {

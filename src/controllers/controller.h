@@ -38,11 +38,11 @@ class ControllerContext {
   const Clock& clock() const { return clock_; }
 
   // The shared informer for these options (created on first use; api_version/kind are filled in
-  // from the served resource). Started by StartInformers() or, once the run is going, at once.
+  // from the served resource). Started by StartInformers() or, once the run is going, at once. Each
+  // call counts one user; Release() gives one back, and the last one stops the informer (a later call
+  // makes a new one). Controllers that hold theirs for the whole run never release.
   Informer& SharedInformer(InformerOptions opts);
-  // A private informer (the garbage collector's monitors), started at once; Retire() stops it.
-  Informer& NewInformer(InformerOptions opts);
-  void Retire(Informer& informer);
+  void Release(Informer& informer);
   void StartInformers();
 
   // A work queue of this run (shut down when the run stops).
@@ -62,7 +62,8 @@ class ControllerContext {
   const Clock& clock_;
   bool started_ = false;
   std::map<std::string, std::unique_ptr<Informer>> shared_;
-  std::vector<std::unique_ptr<Informer>> own_;
+  std::map<const Informer*, std::pair<std::string, int>> shared_users_;  // informer → key, users
+  std::vector<std::unique_ptr<Informer>> retired_;  // released shared informers, stopped
   std::vector<std::unique_ptr<WorkQueue>> queues_;
 };
 

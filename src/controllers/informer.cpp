@@ -22,11 +22,17 @@ Informer::Informer(ApiClient& client, RunScope& scope, InformerOptions opts)
 
 Informer::~Informer() = default;
 
-void Informer::AddHandler(EventHandler h) {
+size_t Informer::AddHandler(EventHandler h) {
   if (synced_ && h.on_add) {
     for (const auto& [key, obj] : cache_) h.on_add(obj);
   }
   handlers_.push_back(std::move(h));
+  return handlers_.size() - 1;
+}
+
+void Informer::RemoveHandler(size_t id) {
+  // Emptied in place (not erased): ids stay valid, and a dispatch in progress skips it.
+  if (id < handlers_.size()) handlers_[id] = EventHandler{};
 }
 
 void Informer::Run() {

@@ -54,8 +54,10 @@ class Informer {
 
   const InformerOptions& options() const { return opts_; }
 
-  // A handler added after the first list sees the current items as adds at once.
-  void AddHandler(EventHandler h);
+  // A handler added after the first list sees the current items as adds at once. Returns an id for
+  // RemoveHandler, after which the handler is not called again.
+  size_t AddHandler(EventHandler h);
+  void RemoveHandler(size_t id);
   // Starts the list/watch loop in the scope.
   void Run();
   // Ends the loop (the current watch is stopped); the cache stays readable.

@@ -68,7 +68,8 @@ void GarbageCollector::SyncMonitors() {
       continue;
     }
     LogInfo("garbage collector: stopped monitoring", {{"resource", it->first.String()}});
-    ctx_->Retire(*it->second.informer);
+    it->second.informer->RemoveHandler(it->second.handler);
+    ctx_->Release(*it->second.informer);
     it = monitors_.erase(it);
   }
   for (const auto& [gvr, kind] : desired) {
@@ -78,9 +79,9 @@ void GarbageCollector::SyncMonitors() {
     io.metadata_only = true;
     io.api_version = kind.first;
     io.kind = kind.second;
-    Informer& inf = ctx_->NewInformer(io);
+    Informer& inf = ctx_->SharedInformer(io);
     std::string av = kind.first, k = kind.second;
-    inf.AddHandler(EventHandler{
+    size_t handler = inf.AddHandler(EventHandler{
         [this, av, k](const Object& o) { graph_->Process(gc::Graph::EventType::kAdd, gc::StateOf(o, av, k), nullptr); },
         [this, av, k](const Object& old, const Object& o) {
           gc::ObjectState before = gc::StateOf(old, av, k);
@@ -88,7 +89,7 @@ void GarbageCollector::SyncMonitors() {
         },
         [this, av, k](const Object& o) { graph_->Process(gc::Graph::EventType::kDelete, gc::StateOf(o, av, k), nullptr); },
     });
-    monitors_[gvr] = Monitor{&inf};
+    monitors_[gvr] = Monitor{&inf, handler};
   }
 }
 

@@ -2,7 +2,8 @@
 // ownerReferences graph (graph.h) of every served resource.
 //
 // Monitors: one metadata-only informer per resource that supports delete, list and watch (preferred
-// versions; core and events.k8s.io Events are ignored, as in kube), feeding the graph. The served
+// versions; core and events.k8s.io Events are ignored, as in kube), feeding the graph; the informers
+// are the run's shared ones, so the quota controller's counted resources are cached once. The served
 // set is re-read from the API registry snapshot every `discovery_period`, so custom resources
 // installed later are monitored and removed ones dropped.
 // Workers (kube's ConcurrentGCSyncs, 20) take UIDs from two queues once every monitor has synced:
@@ -55,7 +56,8 @@ class GarbageCollector : public Controller, private gc::GraphSink {
     Status status;
   };
   struct Monitor {
-    Informer* informer = nullptr;
+    Informer* informer = nullptr;  // shared with other controllers of the run (one cache per resource)
+    size_t handler = 0;
   };
 
   // GraphSink.
