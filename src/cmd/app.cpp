@@ -367,12 +367,10 @@ Status App::Start() {
     aggregator::AggregatorOptions ao;
     ao.http = &s.audit->webhook_http();
     ao.resolve_service = MakeServiceResolver(s.apis);
-    auto flag = [&o](const char* name, const std::string& def) {
-      auto it = o.given.find(name);
-      return it != o.given.end() && !it->second.empty() && !it->second.back().empty() ? it->second.back() : def;
-    };
-    auto cert = ReadFileToString(flag("proxy-client-cert-file", pki->front_proxy_client_cert_file));
-    auto key = ReadFileToString(flag("proxy-client-key-file", pki->front_proxy_client_key_file));
+    auto cert = ReadFileToString(o.proxy_client_cert_file.empty() ? pki->front_proxy_client_cert_file
+                                                                 : o.proxy_client_cert_file);
+    auto key = ReadFileToString(o.proxy_client_key_file.empty() ? pki->front_proxy_client_key_file
+                                                               : o.proxy_client_key_file);
     if (cert.ok() && key.ok()) {
       ao.proxy_client_cert_pem = *cert;
       ao.proxy_client_key_pem = *key;

@@ -106,6 +106,8 @@ const std::map<std::string, Setter>& Setters() {
        }},
       {"tls-cert-file", [](Options& o, const std::string& v) { o.tls_cert_file = v; return Status(); }},
       {"tls-private-key-file", [](Options& o, const std::string& v) { o.tls_private_key_file = v; return Status(); }},
+      {"proxy-client-cert-file", [](Options& o, const std::string& v) { o.proxy_client_cert_file = v; return Status(); }},
+      {"proxy-client-key-file", [](Options& o, const std::string& v) { o.proxy_client_key_file = v; return Status(); }},
       {"max-request-body-bytes",
        [](Options& o, const std::string& v) {
          o.max_request_body_bytes = std::stoll(v, nullptr, 0);

@@ -39,6 +39,9 @@ struct Options {
   std::string service_cluster_ip_range = "10.0.0.0/24";
   std::string service_node_port_range = "30000-32767";
   std::string advertise_address;  // "": chosen as kube does (bind address, else the host's)
+  // The client certificate for aggregated API servers ("": the generated front-proxy client).
+  std::string proxy_client_cert_file;
+  std::string proxy_client_key_file;
 
   // Authentication and authorization.
   std::string client_ca_file;

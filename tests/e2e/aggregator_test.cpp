@@ -13,6 +13,9 @@
 #include <string>
 #include <thread>
 
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
 #include "cmd/pki.h"
 #include "e2e_util.h"
 #include "server/http_server.h"
@@ -39,6 +42,7 @@ struct Seen {
   std::vector<std::string> groups;
   bool authorization = false;
   bool client_cert = false;
+  std::string client_cert_der;
   int widget_requests = 0;
   // The watch: the test sets first_event_seen once the first event came through Capstan; the backend
   // writes the second event only then (or after 10 s), and records which.
@@ -117,6 +121,7 @@ class Backend {
         for (auto g : ctx.request.headers.GetAll("X-Remote-Group")) seen->groups.emplace_back(g);
         seen->authorization = ctx.request.headers.Has("Authorization");
         seen->client_cert = !ctx.request.peer_certs_der.empty();
+        seen->client_cert_der = seen->client_cert ? ctx.request.peer_certs_der.front() : "";
         ++seen->widget_requests;
         r.body = kWidgets;
       } else {
@@ -159,6 +164,24 @@ bool PollFor(const std::function<bool()>& f, std::chrono::seconds limit = std::c
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   return f();
+}
+
+std::string DerOf(const std::string& pem) {
+  BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
+  X509* x = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr);
+  BIO_free(bio);
+  if (!x) return "";
+  int len = i2d_X509(x, nullptr);
+  std::string der(static_cast<size_t>(len), '\0');
+  unsigned char* p = reinterpret_cast<unsigned char*>(der.data());
+  i2d_X509(x, &p);
+  X509_free(x);
+  return der;
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 std::string RawGet(const std::string& path) {
@@ -219,6 +242,8 @@ TEST(AggregatorE2E, ProxiesDiscoversAndTracksAvailability) {
               backend.seen().groups.end());
     EXPECT_FALSE(backend.seen().authorization);
     EXPECT_TRUE(backend.seen().client_cert);
+    // The generated front-proxy client certificate.
+    EXPECT_EQ(backend.seen().client_cert_der, DerOf(ReadAll(server.data_dir() + "/pki/front-proxy-client.crt")));
   }
 
   // A watch comes through event by event: the backend sends the second event only after the test has
@@ -322,6 +347,43 @@ TEST(AggregatorE2E, ProxiesDiscoversAndTracksAvailability) {
   EXPECT_NE(metrics.out.find(R"(aggregator_unavailable_apiservice_total{name="v1beta1.metrics.example.com",reason="EndpointsNotFound"} 1)"),
             std::string::npos);
   EXPECT_EQ(server.Stop(), 0) << server.log();
+}
+
+}  // namespace
+}  // namespace capstan::e2e
+
+namespace capstan::e2e {
+namespace {
+
+// --proxy-client-cert-file/--proxy-client-key-file replace the generated front-proxy client.
+TEST(AggregatorE2E, PresentsTheConfiguredProxyClientCertificate) {
+  const std::string ip = LocalAddress();
+  if (ip.empty()) GTEST_SKIP() << "no non-loopback IPv4 address for the backend's Endpoints";
+  Backend backend(ip);
+  ASSERT_TRUE(backend.ok());
+  std::string dir = MakeTempDir("capstan-agg-proxy-cert");
+  auto now = std::chrono::system_clock::now();
+  auto ca = cmd::CreateSelfSignedCa("my-front-proxy-ca", now);
+  cmd::CertSpec spec;
+  spec.common_name = "my-proxy-client";
+  spec.client_auth = true;
+  cmd::SetValidity(spec, now, std::chrono::hours(24));
+  auto leaf = cmd::IssueCertAndKey(spec, *ca);
+  std::string cert_pem = cmd::CertificateToPem(*leaf->cert);
+  std::ofstream(dir + "/proxy.crt") << cert_pem;
+  std::ofstream(dir + "/proxy.key") << cmd::PrivateKeyToPem(*leaf->key);
+  ServerProcess server({"--proxy-client-cert-file=" + dir + "/proxy.crt", "--proxy-client-key-file=" + dir + "/proxy.key"});
+  ASSERT_TRUE(server.ok()) << server.error();
+  const std::string k = "31";
+  ASSERT_EQ(server.Kubectl({"apply", "-f", "-"}, Manifest(ip, backend.port(), backend.ca_pem()), k).exit_code, 0);
+  CommandResult got;
+  ASSERT_TRUE(PollFor([&] {
+    got = server.Kubectl({"get", "--raw", "/apis/metrics.example.com/v1beta1/namespaces/default/widgets"}, "", k);
+    return got.exit_code == 0;
+  })) << got.out << got.err;
+  std::lock_guard lock(backend.seen().mu);
+  EXPECT_EQ(backend.seen().client_cert_der, DerOf(cert_pem));
+  EXPECT_EQ(server.log().find("proxy-client-cert-file"), std::string::npos) << "logged as ignored";
 }
 
 }  // namespace
