@@ -22,6 +22,10 @@
 // pass also publishes the extension-apiserver-authentication ConfigMap (aggregator/authentication_info.h).
 //
 // A watch is passed on as it arrives (aggregator/stream_proxy.h); other responses are read whole first.
+// /apis lists the aggregator's own group (apiregistration.k8s.io) first, as kube does; a local group
+// without an APIService (a CRD's) ranks as kube's CRD registration (1000/100).
+// Not yet: merging the remote servers' OpenAPI documents, proxying upgrade requests (SPDY/WebSocket),
+// remote versions of a group that is also served locally (only the local versions are listed).
 // Thread-safety: Handle may run on any I/O thread concurrently; the loop runs on its own thread.
 #pragma once
 
