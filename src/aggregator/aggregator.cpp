@@ -159,7 +159,9 @@ Task<void> Aggregator::Proxy(http::RequestContext& ctx, const ApiServiceInfo& sv
   std::string target_path = ctx.request.target.empty() ? ctx.request.path : ctx.request.target;
   req.url = "https://" + *target + target_path;
   req.headers = ctx.request.headers;
+  std::string prior(ctx.request.headers.Get("X-Forwarded-For"));
   SetProxyHeaders(req.headers, *ctx.user);
+  if (std::string xff = ForwardedFor(prior, ctx.request.remote_addr); !xff.empty()) req.headers.Set("X-Forwarded-For", xff);
   req.body = ctx.request.body;
   const bool watch = ctx.info.verb == "watch";
   req.timeout = watch ? std::chrono::milliseconds(std::chrono::minutes(60)) : std::chrono::milliseconds(60000);

@@ -125,6 +125,18 @@ bool IsHopByHop(std::string_view name) {
   return false;
 }
 
+std::string ForwardedFor(std::string_view prior, std::string_view remote_addr) {
+  std::string_view host = remote_addr;
+  if (!host.empty() && host.front() == '[') {
+    size_t close = host.find(']');
+    host = close == std::string_view::npos ? host.substr(1) : host.substr(1, close - 1);
+  } else if (size_t colon = host.rfind(':'); colon != std::string_view::npos && host.find(':') == colon) {
+    host = host.substr(0, colon);
+  }
+  if (host.empty()) return std::string(prior);
+  return prior.empty() ? std::string(host) : std::string(prior) + ", " + std::string(host);
+}
+
 std::string EscapeExtraKey(const std::string& key) {
   static const char* kHex = "0123456789ABCDEF";
   std::string out;

@@ -43,6 +43,7 @@ struct Seen {
   bool authorization = false;
   bool client_cert = false;
   std::string client_cert_der;
+  std::string forwarded_for;
   int widget_requests = 0;
   // The watch: the test sets first_event_seen once the first event came through Capstan; the backend
   // writes the second event only then (or after 10 s), and records which.
@@ -120,6 +121,7 @@ class Backend {
         seen->groups.clear();
         for (auto g : ctx.request.headers.GetAll("X-Remote-Group")) seen->groups.emplace_back(g);
         seen->authorization = ctx.request.headers.Has("Authorization");
+        seen->forwarded_for = std::string(ctx.request.headers.Get("X-Forwarded-For"));
         seen->client_cert = !ctx.request.peer_certs_der.empty();
         seen->client_cert_der = seen->client_cert ? ctx.request.peer_certs_der.front() : "";
         ++seen->widget_requests;
@@ -241,6 +243,7 @@ TEST(AggregatorE2E, ProxiesDiscoversAndTracksAvailability) {
     EXPECT_NE(std::find(backend.seen().groups.begin(), backend.seen().groups.end(), "system:masters"),
               backend.seen().groups.end());
     EXPECT_FALSE(backend.seen().authorization);
+    EXPECT_EQ(backend.seen().forwarded_for, "127.0.0.1");  // kubectl's address as Capstan saw it
     EXPECT_TRUE(backend.seen().client_cert);
     // The generated front-proxy client certificate.
     EXPECT_EQ(backend.seen().client_cert_der, DerOf(ReadAll(server.data_dir() + "/pki/front-proxy-client.crt")));
