@@ -1,6 +1,7 @@
 #include "aggregator/aggregator.h"
 
 #include <boost/json.hpp>
+#include <cstdlib>
 #include <set>
 
 #include "aggregator/json_helpers.h"
@@ -164,7 +165,15 @@ Task<void> Aggregator::Proxy(http::RequestContext& ctx, const ApiServiceInfo& sv
   if (std::string xff = ForwardedFor(prior, ctx.request.remote_addr); !xff.empty()) req.headers.Set("X-Forwarded-For", xff);
   req.body = ctx.request.body;
   const bool watch = ctx.info.verb == "watch";
-  req.timeout = watch ? std::chrono::milliseconds(std::chrono::minutes(60)) : std::chrono::milliseconds(60000);
+  // A watch lasts what the client asked (timeoutSeconds, plus a little for the server to end it), else
+  // kube's default --min-request-timeout (1800 s); the upstream exchange is bounded by it.
+  std::chrono::seconds watch_for(1800);
+  if (auto t = ctx.request.query.Get("timeoutSeconds")) {
+    char* end = nullptr;
+    long v = std::strtol(t->c_str(), &end, 10);
+    if (end && *end == '\0' && v > 0 && v < 24 * 3600) watch_for = std::chrono::seconds(v + 5);
+  }
+  req.timeout = watch ? std::chrono::milliseconds(watch_for) : std::chrono::milliseconds(60000);
   req.max_response_bytes = 256u * 1024 * 1024;
   if (auto* streaming = dynamic_cast<http::StreamingHttpClient*>(*client); watch && streaming) {
     co_await ProxyStream(ctx, *streaming, std::move(req), svc.name);
