@@ -40,7 +40,11 @@ void Aggregator::Start() {
       auto now = std::chrono::steady_clock::now();
       bool force = now - last_full >= opts_.resync;
       if (force) last_full = now;
-      SyncWait(SyncAll(force));
+      try {
+        SyncWait(SyncAll(force));
+      } catch (const std::exception& e) {  // a bug must not take the server down with this thread
+        LogError("aggregator: availability pass failed", {{"error", e.what()}});
+      }
       std::unique_lock lock(loop_mu_);
       loop_cv_.wait_for(lock, opts_.poll, [this] { return stop_; });
       if (stop_) return;
