@@ -540,6 +540,33 @@ TEST_F(CacherTest, EventsWithinTheBatchWindowCollectAndComeOutAsOneBatchInOrder)
   EXPECT_EQ(Describe(both), (std::vector<std::string>{"MODIFIED o2@" + RvOf(a), "MODIFIED o3@" + RvOf(b)}));
 }
 
+TEST_F(CacherTest, TheBatchWindowAlsoOpensAfterAWatchsCatchUp) {
+  CacherConfig c = Config();
+  c.watch_batch_window = std::chrono::hours(1);  // only FlushWatchBatches() ends a window here
+  c.watch_batch_window_per_watcher = std::chrono::hours(1);
+  Cacher& cache = MakeCacher(std::move(c));
+  WatchOptions wo;
+  wo.resource_version = std::to_string(Revision());
+  wo.accept_serialized = true;
+  auto w = cache.Watch("/registry/configmaps", wo);
+  ASSERT_TRUE(w.ok());
+  // The change is in the cache before the watcher registers (at its first Next): it comes as the
+  // watch's catch-up, and the window opens after it as after any batch.
+  auto first = Create("ns", "first");
+  ASSERT_TRUE(SyncWait(cache.GetList("/registry/configmaps", {})).ok());
+  ASSERT_EQ(Describe(CollectEvents(**w, 1)), (std::vector<std::string>{"ADDED first@" + RvOf(first)}));
+  auto next = std::async(std::launch::async, [&] { return SyncWait((*w)->Next()); });
+  std::vector<std::string> want;
+  for (int i = 0; i < 3; ++i) {
+    auto o = Create("ns", "c" + std::to_string(i));
+    want.push_back("ADDED c" + std::to_string(i) + "@" + RvOf(o));
+  }
+  ASSERT_TRUE(SyncWait(cache.GetList("/registry/configmaps", {})).ok());
+  EXPECT_EQ(next.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
+  while (next.wait_for(std::chrono::milliseconds(5)) != std::future_status::ready) cache.FlushWatchBatches();
+  EXPECT_EQ(Describe(next.get()), want);
+}
+
 TEST_F(CacherTest, ResumesAfterAStorageWatchErrorWithoutLosingOrRepeatingChanges) {
   Cacher& cache = MakeCacher();
   WatchOptions wo;

@@ -224,7 +224,17 @@ Task<std::vector<ObjectEvent>> CacheWatcher::Next() {
       co_return out;
     }
   }
-  if (TakeStartEvents(out)) co_return out;
+  if (TakeStartEvents(out)) {
+    // The start events are a batch like any other: once they are all out and nothing is pending,
+    // the batch window opens (without this, events right after a watch's catch-up woke the consumer
+    // one by one).
+    std::lock_guard lock(slot_->mu);
+    const bool start_done = start_.initial.empty() && start_.replay.empty() && !start_.end_bookmark;
+    if (start_done && slot_->batcher && slot_->pending.empty()) {
+      slot_->not_before = std::chrono::steady_clock::now() + slot_->batcher->window();
+    }
+    co_return out;
+  }
   std::vector<PendingEvent> batch;
   while (true) {
     co_await WaitForEvents();
