@@ -1,0 +1,55 @@
+// cel/types.h: static CEL types for the checker: the primitive types, list(T), map(K, V),
+// optional_type(T), object types with declared fields (what kube derives from a structural schema),
+// library opaque types (kubernetes.URL, net.IP, ...) and dyn. Printed as cel-go prints them in
+// checker errors: "list(int)", "map(string, dyn)".
+//
+// Types are immutable and shared (shared_ptr<const Type>); thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace capstan::cel {
+
+enum class TypeKind : uint8_t {
+  kDyn, kNull, kBool, kInt, kUint, kDouble, kString, kBytes, kList, kMap, kObject, kTimestamp,
+  kDuration, kType, kOptional, kOpaque,
+};
+
+struct Type;
+using TypePtr = std::shared_ptr<const Type>;
+
+struct Type {
+  TypeKind kind = TypeKind::kDyn;
+  TypePtr elem;  // list element, map value, optional value
+  TypePtr key;   // map key
+  std::string name;  // object or opaque type name
+  std::vector<std::pair<std::string, TypePtr>> fields;  // object: declared fields (escaped names)
+  // Sizes kube's cost estimator uses (maxLength, maxItems, maxProperties); unset when unbounded.
+  std::optional<int64_t> max_size;
+
+  const TypePtr* Field(std::string_view n) const {
+    for (const auto& f : fields) {
+      if (f.first == n) return &f.second;
+    }
+    return nullptr;
+  }
+};
+
+TypePtr DynType();
+TypePtr Primitive(TypeKind k);
+TypePtr ListOf(TypePtr elem);
+TypePtr MapOf(TypePtr key, TypePtr value);
+TypePtr OptionalOf(TypePtr inner);
+TypePtr OpaqueType(std::string name);
+
+std::string TypeString(const Type& t);
+bool IsDyn(const TypePtr& t);
+// Whether a value of type `from` may flow where `to` is expected (dyn matches anything).
+bool Assignable(const TypePtr& to, const TypePtr& from);
+
+}  // namespace capstan::cel
