@@ -54,7 +54,8 @@ const std::map<std::string, std::vector<Sig>, std::less<>>& Signatures() {
     s["double"] = {{false, {K::kInt}, K::kDouble}, {false, {K::kUint}, K::kDouble}, {false, {K::kDouble}, K::kDouble}, {false, {K::kString}, K::kDouble}};
     s["string"] = {{false, {K::kInt}, K::kString}, {false, {K::kUint}, K::kString}, {false, {K::kDouble}, K::kString},
                    {false, {K::kString}, K::kString}, {false, {K::kBytes}, K::kString}, {false, {K::kBool}, K::kString},
-                   {false, {K::kTimestamp}, K::kString}, {false, {K::kDuration}, K::kString}};
+                   {false, {K::kTimestamp}, K::kString}, {false, {K::kDuration}, K::kString},
+                   {false, {K::kOpaque}, K::kString}};
     s["bytes"] = {{false, {K::kString}, K::kBytes}, {false, {K::kBytes}, K::kBytes}};
     s["bool"] = {{false, {K::kString}, K::kBool}, {false, {K::kBool}, K::kBool}};
     s["timestamp"] = {{false, {K::kString}, K::kTimestamp}, {false, {K::kInt}, K::kTimestamp}, {false, {K::kTimestamp}, K::kTimestamp}};
@@ -284,7 +285,7 @@ class Checker {
     }
     const auto& sigs = Signatures();
     auto it = sigs.find(fn);
-    if (it == sigs.end()) return DynType();
+    if (it == sigs.end()) return UnknownType();
     bool any = false;
     K result = K::kDyn;
     bool ambiguous = false;
@@ -303,7 +304,7 @@ class Checker {
       if (has_sig_for_form) NoOverload(e, ts, member);
       return DynType();
     }
-    if (ambiguous || result == K::kDyn) return DynType();
+    if (ambiguous || result == K::kDyn) return UnknownType();
     if (result == K::kList) {
       if (fn == "_+_" && !IsDyn(ts[0]) && !IsDyn(ts[1])) {
         if (!Assignable(ts[0], ts[1])) {

@@ -535,7 +535,7 @@ class Parser {
       std::string q = QualifiedName(*target) + "." + fn;
       static const std::set<std::string, std::less<>> kQualified = {
           "optional.of", "optional.none", "optional.ofNonZeroValue", "sets.contains", "sets.equivalent",
-          "sets.intersects", "strings.quote", "format.named", "format.dns1123Label", "format.dns1123Subdomain",
+          "sets.intersects", "strings.quote", "ip.isCanonical", "format.named", "format.dns1123Label", "format.dns1123Subdomain",
           "format.dns1035Label", "format.qualifiedName", "format.dns1123LabelPrefix",
           "format.dns1123SubdomainPrefix", "format.dns1035LabelPrefix", "format.labelValue", "format.uri",
           "format.uuid", "format.byte", "format.date", "format.datetime"};

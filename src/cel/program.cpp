@@ -29,6 +29,13 @@ std::shared_ptr<const FunctionRegistry> KubeFunctions() {
   static const auto kFns = [] {
     auto r = std::make_shared<FunctionRegistry>();
     RegisterStandardSet(*r);
+    RegisterSetsLibrary(*r);
+    RegisterKubeListsLibrary(*r);
+    RegisterKubeRegexLibrary(*r);
+    RegisterKubeUrlLibrary(*r);
+    RegisterKubeQuantityLibrary(*r);
+    RegisterKubeIpLibrary(*r);
+    RegisterKubeFormatLibrary(*r);
     return std::shared_ptr<const FunctionRegistry>(std::move(r));
   }();
   return kFns;

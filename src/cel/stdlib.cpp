@@ -368,6 +368,7 @@ Value ToString(EvalContext&, const Value* a, size_t n) {
       return Value::String(v.str());
     case Kind::kTimestamp: return Value::String(FormatTimestamp(v));
     case Kind::kDuration: return Value::String(FormatDurationSeconds(v.duration_nanos()));
+    case Kind::kOpaque: return NoSuchOverload();  // a library's own string() (ip, cidr) may take it
     default: return ConvError(v, "string");
   }
 }

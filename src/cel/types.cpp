@@ -7,6 +7,11 @@ TypePtr DynType() {
   return kDyn;
 }
 
+TypePtr UnknownType() {
+  static const TypePtr kUnknown = std::make_shared<const Type>();
+  return kUnknown;
+}
+
 TypePtr Primitive(TypeKind k) {
   static const TypePtr kTypes[] = {
       DynType(),

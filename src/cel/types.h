@@ -29,8 +29,11 @@ struct Type {
   TypePtr key;   // map key
   std::string name;  // object or opaque type name
   std::vector<std::pair<std::string, TypePtr>> fields;  // object: declared fields (escaped names)
-  // Sizes kube's cost estimator uses (maxLength, maxItems, maxProperties); unset when unbounded.
+  // Sizes kube's cost estimator uses: the most elements (string bytes, list items, map entries) a
+  // value can have (maxLength*4, maxItems, maxProperties, or what fits in a request), and the
+  // fewest bytes its JSON takes. Unset: unknown.
   std::optional<int64_t> max_size;
+  int64_t min_size = 1;
 
   const TypePtr* Field(std::string_view n) const {
     for (const auto& f : fields) {
@@ -41,6 +44,9 @@ struct Type {
 };
 
 TypePtr DynType();
+// dyn because the checker has no signature for a library function (cel-go would know the type):
+// callers that require a result type accept it rather than refuse a valid expression.
+TypePtr UnknownType();
 TypePtr Primitive(TypeKind k);
 TypePtr ListOf(TypePtr elem);
 TypePtr MapOf(TypePtr key, TypePtr value);

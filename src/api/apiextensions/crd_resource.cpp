@@ -14,9 +14,6 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr const char* kCelWarning =
-    "x-kubernetes-validations rules are accepted but not enforced by this server yet (no CEL engine)";
-
 // kube's v1 defaults (SetDefaults_CustomResourceDefinitionSpec).
 void ApplyCrdDefaults(Object& obj) {
   json::value& sv = obj["spec"];
@@ -85,14 +82,6 @@ class CrdStrategy : public registry::Strategy {
   ErrorList Validate(const registry::Context&, const Object& obj) const override { return ValidateCrd(obj); }
   ErrorList ValidateUpdate(const registry::Context&, const Object& obj, const Object& old) const override {
     return ValidateCrdUpdate(obj, old);
-  }
-  std::vector<std::string> WarningsOnCreate(const registry::Context&, const Object& obj) const override {
-    if (HasCelRules(obj)) return {kCelWarning};
-    return {};
-  }
-  std::vector<std::string> WarningsOnUpdate(const registry::Context&, const Object& obj, const Object&) const override {
-    if (HasCelRules(obj)) return {kCelWarning};
-    return {};
   }
 };
 

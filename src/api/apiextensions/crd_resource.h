@@ -4,8 +4,8 @@
 // status.storedVersions), validation (crd_validation.h), status kept on spec updates and spec on status
 // updates, metadata.generation on spec changes, and a delete that first adds the
 // customresourcecleanup finalizer so the CRD controller (crd_controller.h) can remove the custom
-// resources before the CRD goes. Writes of a CRD whose schema carries x-kubernetes-validations
-// answer with a warning that the rules are not enforced yet.
+// resources before the CRD goes. x-kubernetes-validations rules are checked and compiled with the
+// CRD's validation (cel/crd_rules.h) and enforced on its custom resources.
 // Thread-safe.
 #pragma once
 

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "apimachinery/schema_prune.h"
+#include "cel/crd_rules.h"
 #include "apimachinery/schema_registry.h"
 #include "apimachinery/schema_validate.h"
 #include "apimachinery/schema_structural.h"
@@ -173,6 +174,7 @@ void ValidateSchemaInto(ErrorList& errs, const json::value* schema, bool status_
     errs.push_back(ForbiddenError(validation_path.Child("openAPIV3Schema.nullable"), "nullable cannot be true at the root"));
   }
   ErrorList init_errs;
+  bool structural_ok = false;
   auto parsed = am::ParseSchema(*schema);
   if (!parsed.ok()) {
     init_errs.push_back(InvalidError(sp, "", parsed.status().message()));
@@ -181,9 +183,13 @@ void ValidateSchemaInto(ErrorList& errs, const json::value* schema, bool status_
   } else {
     ErrorList structural = am::ValidateStructural(**parsed, sp);
     if (structural.empty()) ValidateDefaults(structural, **parsed, sp, true);
+    structural_ok = structural.empty();
     for (auto& e : structural) errs.push_back(std::move(e));
   }
   CheckTypes(errs, *schema, sp);
+  // The x-kubernetes-validations rules: their fields, and their compilation once the schema is
+  // structural (kube compiles only then).
+  if (parsed.ok() && init_errs.empty()) cel::CheckCrdRules(**parsed, sp, structural_ok, errs);
   if (errs.empty()) {
     for (auto& e : init_errs) errs.push_back(std::move(e));
   }
@@ -377,20 +383,6 @@ void ValidateConversion(ErrorList& errs, const json::object* conv, const FieldPa
       errs.push_back(ForbiddenError(p.Child("conversionReviewVersions"), "should not be set when strategy is not set to Webhook"));
     }
   }
-}
-
-bool HasKey(const json::value& v, std::string_view key, int depth = 0) {
-  if (depth > 64) return false;
-  if (v.is_object()) {
-    for (const auto& [k, x] : v.get_object()) {
-      if (k == key || HasKey(x, key, depth + 1)) return true;
-    }
-  } else if (v.is_array()) {
-    for (const auto& x : v.get_array()) {
-      if (HasKey(x, key, depth + 1)) return true;
-    }
-  }
-  return false;
 }
 
 ErrorList ValidateSpec(const Object& obj, const std::string& old_ca_bundle = "") {
@@ -605,13 +597,6 @@ ErrorList ValidateCrdUpdate(const Object& obj, const Object& old) {
   for (auto& e : ValidateStoredVersions(obj)) errs.push_back(std::move(e));
   for (auto& e : ValidateApiApproval(obj, &old)) errs.push_back(std::move(e));
   return errs;
-}
-
-bool HasCelRules(const Object& crd) {
-  for (const auto& v : ParseCrd(crd).versions) {
-    if (v.schema && HasKey(*v.schema, "x-kubernetes-validations")) return true;
-  }
-  return false;
 }
 
 }  // namespace capstan::api::apiextensions

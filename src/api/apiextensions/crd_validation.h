@@ -26,9 +26,6 @@ ErrorList ValidateCrdUpdate(const Object& crd, const Object& old);
 // The status subresource: only status.acceptedNames.
 ErrorList ValidateCrdStatus(const Object& crd);
 
-// Whether any version's schema carries x-kubernetes-validations (CEL rules Capstan does not enforce yet).
-bool HasCelRules(const Object& crd);
-
 // kube's ValidateCustomResourceDefinitionNames for spec.names or status.acceptedNames.
 ErrorList ValidateNames(const CrdNames& names, const FieldPath& path);
 

@@ -190,6 +190,7 @@ StatusOr<ServedCustomResource> BuildCustomResource(const CustomResourceDeps& cde
     sc.namespaced = crd.Namespaced();
     sc.has_status = v.has_status;
     sc.schema = schema.get();
+    sc.rules = cel::CrdRules::Build(schema.get());  // compiled once per CRD version
     sc.keep_alive = keep;
     sc.columns = v.columns;
     sc.selectable_fields = v.selectable_fields;

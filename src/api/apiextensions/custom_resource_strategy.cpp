@@ -85,6 +85,61 @@ void ValidateEmbedded(ErrorList& errs, const json::value& x, const am::Schema* s
   }
 }
 
+// The value at a field path of kube's form ("spec.ports[0].name", "spec.labels[app]"), or null.
+const json::value* AtFieldPath(const json::value& root, std::string_view path) {
+  const json::value* v = &root;
+  size_t i = 0;
+  while (i < path.size() && v) {
+    if (path[i] == '.') {
+      ++i;
+      continue;
+    }
+    if (path[i] == '[') {
+      size_t close = path.find(']', i);
+      if (close == std::string_view::npos) return nullptr;
+      std::string_view key = path.substr(i + 1, close - i - 1);
+      i = close + 1;
+      if (v->is_array()) {
+        size_t idx = 0;
+        for (char c : key) {
+          if (c < '0' || c > '9') return nullptr;
+          idx = idx * 10 + static_cast<size_t>(c - '0');
+        }
+        v = idx < v->get_array().size() ? &v->get_array()[idx] : nullptr;
+      } else if (v->is_object()) {
+        v = v->get_object().if_contains(key);
+      } else {
+        return nullptr;
+      }
+      continue;
+    }
+    size_t end = path.find_first_of(".[", i);
+    std::string_view name = path.substr(i, end == std::string_view::npos ? std::string_view::npos : end - i);
+    i = end == std::string_view::npos ? path.size() : end;
+    v = v->is_object() ? v->get_object().if_contains(name) : nullptr;
+  }
+  return v;
+}
+
+// Validation ratcheting (CRDValidationRatcheting, on by default in kube 1.32): a schema error at
+// a value the update left unchanged is not refused (for a missing required field: its parent).
+void RatchetSchemaErrors(ErrorList& errs, const json::value& obj, const json::value& old) {
+  ErrorList kept;
+  for (auto& e : errs) {
+    std::string_view path = e.field;
+    if (e.type == FieldErrorType::kRequired) {
+      size_t cut = path.find_last_of(".[");
+      path = cut == std::string_view::npos ? std::string_view() : path.substr(0, cut);
+    }
+    const json::value* now = path.empty() ? &obj : AtFieldPath(obj, path);
+    const json::value* before = path.empty() ? &old : AtFieldPath(old, path);
+    bool unchanged = (now == nullptr && before == nullptr && e.type == FieldErrorType::kRequired) ||
+                     (now && before && *now == *before);
+    if (!unchanged) kept.push_back(std::move(e));
+  }
+  errs = std::move(kept);
+}
+
 }  // namespace
 
 CustomResourceStrategy::CustomResourceStrategy(Config c)
@@ -134,10 +189,35 @@ void CustomResourceStrategy::PrepareForUpdate(const registry::Context& ctx, Obje
   DefaultStrategy::PrepareForUpdate(ctx, obj, old);
 }
 
-ErrorList CustomResourceStrategy::Validate(const registry::Context&, const Object& obj) const { return ValidateSchema(obj); }
+void CustomResourceStrategy::ValidateRules(const Object& obj, const Object* old, ErrorList& errs) const {
+  if (!c_.rules) return;
+  for (const auto& e : errs) {
+    if (e.type == FieldErrorType::kTypeInvalid) {
+      errs.push_back(InvalidError(FieldPath("<nil>"), json::value(),
+                                  "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"));
+      return;
+    }
+  }
+  json::value v(obj);
+  if (old) {
+    json::value o(*old);
+    c_.rules->Validate(v, &o, errs, nullptr);
+  } else {
+    c_.rules->Validate(v, nullptr, errs, nullptr);
+  }
+}
 
-ErrorList CustomResourceStrategy::ValidateUpdate(const registry::Context&, const Object& obj, const Object&) const {
-  return ValidateSchema(obj);
+ErrorList CustomResourceStrategy::Validate(const registry::Context&, const Object& obj) const {
+  ErrorList errs = ValidateSchema(obj);
+  ValidateRules(obj, nullptr, errs);
+  return errs;
+}
+
+ErrorList CustomResourceStrategy::ValidateUpdate(const registry::Context&, const Object& obj, const Object& old) const {
+  ErrorList errs = ValidateSchema(obj);
+  RatchetSchemaErrors(errs, json::value(obj), json::value(old));
+  ValidateRules(obj, &old, errs);
+  return errs;
 }
 
 std::vector<std::string> CustomResourceStrategy::SelectableFieldNames() const {
@@ -177,7 +257,10 @@ void CustomResourceStatusStrategy::PrepareForUpdate(const registry::Context& ctx
 
 ErrorList CustomResourceStatusStrategy::ValidateUpdate(const registry::Context& ctx, const Object& obj, const Object& old) const {
   ErrorList errs = StatusStrategy::ValidateUpdate(ctx, obj, old);
-  for (auto& e : cr_->ValidateSchema(obj)) errs.push_back(std::move(e));
+  ErrorList schema_errs = cr_->ValidateSchema(obj);
+  RatchetSchemaErrors(schema_errs, json::value(obj), json::value(old));
+  for (auto& e : schema_errs) errs.push_back(std::move(e));
+  cr_->ValidateRules(obj, &old, errs);
   return errs;
 }
 

@@ -2,7 +2,9 @@
 // customresource strategy): on every write the object is pruned of fields its structural schema
 // does not specify, nulls that can be neither kept nor defaulted are dropped and the schema's defaults
 // applied (kube does this when decoding); it is then validated against the schema (types, formats,
-// enum, pattern, bounds, required, nullable, junctors, list-type set/map) with kube's field paths.
+// enum, pattern, bounds, required, nullable, junctors, list-type set/map) with kube's field paths,
+// then its x-kubernetes-validations rules run (cel/crd_rules.h; compiled once, with the strategy).
+// Updates ratchet (CRDValidationRatcheting): errors at values the update left unchanged are dropped.
 // With the status subresource, status is dropped on create and kept on update (the status
 // subresource's own strategy changes it), and metadata.generation grows on spec changes only.
 // Table output follows the additionalPrinterColumns; field selectors the selectableFields.
@@ -17,6 +19,7 @@
 #include "api/apiextensions/crd_types.h"
 #include "api/apiextensions/printer_columns.h"
 #include "apimachinery/schema.h"
+#include "cel/crd_rules.h"
 #include "registry/strategy.h"
 
 namespace capstan::api::apiextensions {
@@ -27,6 +30,7 @@ class CustomResourceStrategy : public registry::DefaultStrategy {
     bool namespaced = true;
     bool has_status = false;
     const apimachinery::Schema* schema = nullptr;  // the version's openAPIV3Schema; null: no schema
+    std::shared_ptr<const cel::CrdRules> rules;    // the schema's CEL rules; null: none
     std::vector<PrinterColumn> columns;
     std::vector<std::string> selectable_fields;    // ".spec.color"
     std::string label_selector_path;               // scale: ".status.selector"
@@ -48,6 +52,9 @@ class CustomResourceStrategy : public registry::DefaultStrategy {
   const apimachinery::Schema* schema() const { return c_.schema; }
   // Schema validation of the whole object.
   ErrorList ValidateSchema(const Object& obj) const;
+  // The CEL rules on the object (old: the stored object on updates), appended to errs unless the
+  // schema validation found a wrong type (then kube's "some validation rules were not checked").
+  void ValidateRules(const Object& obj, const Object* old, ErrorList& errs) const;
 
  private:
   Config c_;
