@@ -1,8 +1,10 @@
 #include "cel/crd_rules.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
+#include "cel/cost_estimator.h"
 #include "cel/program.h"
 #include "cel/schema_types.h"
 #include "util/strings.h"
@@ -155,6 +157,21 @@ FieldError InvalidRule(const FieldPath& p, const RuleSpec& r, const std::string&
   return e;
 }
 
+// kube's getCostErrorMessage.
+std::string CostErrorMessage(const std::string& name, uint64_t cost, uint64_t limit) {
+  double f = static_cast<double>(cost) / static_cast<double>(limit);
+  char buf[64];
+  if (f > 100.0) {
+    std::snprintf(buf, sizeof buf, "more than 100x");
+  } else if (f < 1.5) {
+    std::snprintf(buf, sizeof buf, "%fx", f);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1fx", f);
+  }
+  return name + " exceeds budget by factor of " + buf +
+         " (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)";
+}
+
 bool ValidFieldPathFor(std::string_view path, const am::Schema* schema) { return ValidFieldPath(path, schema).has_value(); }
 
 struct CompiledRule {
@@ -165,6 +182,8 @@ struct CompiledRule {
   std::string error;          // rule compile error (kube's Detail)
   std::string message_error;  // messageExpression compile error
   std::string normalized_field_path;
+  uint64_t max_cost = 0;          // static estimate of the rule (cost_estimator.h)
+  uint64_t message_max_cost = 0;  // and of its messageExpression
 };
 
 Env RuleEnv(const TypePtr& self_type, bool optional_old_self) {
@@ -189,6 +208,7 @@ CompiledRule CompileRule(const RuleSpec& r, const TypePtr& self_type, const am::
     return c;
   }
   c.uses_old_self = cr.program->References("oldSelf");
+  c.max_cost = EstimateMaxCost(cr.program->expr(), env);
   c.program = std::move(cr.program);
   if (!r.message_expression.empty()) {
     CompileResult mr = Compile(r.message_expression, env);
@@ -197,6 +217,7 @@ CompiledRule CompileRule(const RuleSpec& r, const TypePtr& self_type, const am::
     } else if (!IsStringResult(mr.program->result_type())) {
       c.message_error = "messageExpression must evaluate to a string";
     } else {
+      c.message_max_cost = EstimateMaxCost(mr.program->expr(), env);
       c.message_program = std::move(mr.program);
     }
   }
@@ -471,25 +492,33 @@ class Checker {
   Checker(ErrorList& errs, bool compile) : errs_(errs), compile_(compile) {}
 
   // Returns whether this subtree had schema (non-CEL) rule errors, which suppress compilation above.
-  bool Check(const am::Schema& s, const FieldPath& p, bool resource_root, const std::string* uncorrelatable, int depth) {
+  // `cardinality`: how many times this node can occur in an object (kube's MaxCardinality), nullopt
+  // when an enclosing list or map is unbounded.
+  bool Check(const am::Schema& s, const FieldPath& p, bool resource_root, const std::string* uncorrelatable,
+             std::optional<uint64_t> cardinality, int depth) {
     if (depth > 64) return false;
     const am::Schema& d = s.Deref();
     bool schema_errors = false;
+    auto times = [&](std::optional<int64_t> max) -> std::optional<uint64_t> {
+      if (!cardinality || !max) return std::nullopt;
+      uint64_t m = static_cast<uint64_t>(std::max<int64_t>(0, *max));
+      return m != 0 && *cardinality > UINT64_MAX / m ? UINT64_MAX : *cardinality * m;
+    };
     if (d.additional_properties) {
       schema_errors |= Check(*d.additional_properties, p.Child("additionalProperties"), d.additional_properties->EmbeddedResource(),
-                             uncorrelatable, depth + 1);
+                             uncorrelatable, times(d.max_properties), depth + 1);
     }
     // Below an atomic map or a list other than a list-type=map, old values do not correlate.
     std::string here = p.str();
     const std::string* atomic_unc = uncorrelatable;
     if (!atomic_unc && d.map_type == am::MapType::kAtomic) atomic_unc = &here;
     for (const auto& [k, prop] : d.properties) {
-      schema_errors |= Check(*prop, p.Child("properties").Key(k), prop->EmbeddedResource(), atomic_unc, depth + 1);
+      schema_errors |= Check(*prop, p.Child("properties").Key(k), prop->EmbeddedResource(), atomic_unc, cardinality, depth + 1);
     }
     if (d.items) {
       const std::string* unc = uncorrelatable;
       if (!unc && d.list_type != am::ListType::kMap) unc = &here;
-      schema_errors |= Check(*d.items, p.Child("items"), d.items->EmbeddedResource(), unc, depth + 1);
+      schema_errors |= Check(*d.items, p.Child("items"), d.items->EmbeddedResource(), unc, times(d.max_items), depth + 1);
     }
     std::vector<RuleSpec> rules = RulesOf(s);
     if (rules.empty()) return schema_errors;
@@ -538,8 +567,22 @@ class Checker {
       const RuleSpec& r = rules[i];
       FieldPath rp = vp.Index(i);
       CompiledRule c = CompileRule(r, t, s);
+      uint64_t n = cardinality ? *cardinality : static_cast<uint64_t>(MaxCardinality(t));
+      uint64_t cost = c.max_cost != 0 && n > UINT64_MAX / c.max_cost ? UINT64_MAX : c.max_cost * n;
+      if (cost > kStaticEstimatedCostLimit) {
+        errs_.push_back(ForbiddenError(rp.Child("rule"), CostErrorMessage("estimated rule cost", cost, kStaticEstimatedCostLimit)));
+      }
+      Observe(rp.Child("rule"), cost);
       if (!c.error.empty()) errs_.push_back(InvalidRule(rp.Child("rule"), r, c.error));
-      if (!c.message_error.empty()) errs_.push_back(InvalidRule(rp.Child("messageExpression"), r, c.message_error));
+      if (!c.message_error.empty()) {
+        errs_.push_back(InvalidRule(rp.Child("messageExpression"), r, c.message_error));
+      } else if (c.message_program) {
+        if (c.message_max_cost > kStaticEstimatedCostLimit) {
+          errs_.push_back(ForbiddenError(rp.Child("messageExpression"),
+                                         CostErrorMessage("estimated messageExpression cost", c.message_max_cost, kStaticEstimatedCostLimit)));
+        }
+        Observe(rp.Child("messageExpression"), c.message_max_cost);
+      }
       if (c.uses_old_self) {
         if (uncorrelatable) {
           errs_.push_back(InvalidError(rp.Child("rule"), r.rule, "oldSelf cannot be used on the uncorrelatable portion of the schema within " + *uncorrelatable));
@@ -551,16 +594,36 @@ class Checker {
     return false;
   }
 
+  // The CRD-wide budget: past it, the four most expensive rules and the schema root are refused.
+  void CheckTotal(const FieldPath& schema_path) {
+    if (total_ <= kStaticEstimatedCrdCostLimit) return;
+    for (const auto& [cost, path] : most_expensive_) {
+      errs_.push_back(ForbiddenError(FieldPath(path), "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema"));
+    }
+    errs_.push_back(ForbiddenError(schema_path, CostErrorMessage("x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema",
+                                                                 total_, kStaticEstimatedCrdCostLimit)));
+  }
+
  private:
+  void Observe(const FieldPath& p, uint64_t cost) {
+    total_ = total_ > UINT64_MAX - cost ? UINT64_MAX : total_ + cost;
+    most_expensive_.emplace_back(cost, p.str());
+    std::stable_sort(most_expensive_.begin(), most_expensive_.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    if (most_expensive_.size() > 4) most_expensive_.resize(4);
+  }
+
   ErrorList& errs_;
   bool compile_;
+  uint64_t total_ = 0;
+  std::vector<std::pair<uint64_t, std::string>> most_expensive_;
 };
 
 }  // namespace
 
 void CheckCrdRules(const am::Schema& root, const FieldPath& schema_path, bool compile, ErrorList& errs) {
   Checker c(errs, compile);
-  c.Check(root, schema_path, true, nullptr, 0);
+  c.Check(root, schema_path, true, nullptr, uint64_t{1}, 0);
+  c.CheckTotal(schema_path);
 }
 
 CrdRules::CrdRules(std::unique_ptr<Node> root) : root_(std::move(root)) {}

@@ -2,8 +2,9 @@
 // write of its custom resources, as kube-apiserver 1.32's apiextensions schema/cel Validator.
 //
 // CheckCrdRules is the CRD's own validation: each rule's fields (rule, message, messageExpression,
-// reason, fieldPath, optionalOldSelf) and the compilation of rule and messageExpression against the
-// types derived from the structural schema, with kube's field paths and texts:
+// reason, fieldPath, optionalOldSelf), the compilation of rule and messageExpression against the
+// types derived from the structural schema, and their estimated cost against kube's budgets
+// (per expression, times how often the node can occur; per CRD), with kube's field paths and texts:
 //   spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule:
 //     Invalid value: apiextensions.ValidationRule{Rule:"self.x >", ...}: compilation failed: ERROR: ...
 // CrdRules::Build compiles the programs of a tree (null when the tree has no rules); Validate runs
@@ -31,6 +32,9 @@ namespace capstan::cel {
 // kube's limits (apiserver/pkg/apis/cel/config.go).
 inline constexpr uint64_t kPerCallLimit = 1000000;
 inline constexpr int64_t kRuntimeCostBudget = 10000000;
+// apiextensions validation: the largest static cost estimate per expression and per CRD schema.
+inline constexpr uint64_t kStaticEstimatedCostLimit = 10000000;
+inline constexpr uint64_t kStaticEstimatedCrdCostLimit = 100000000;
 
 // Appends the CRD validation errors of every rule in the tree rooted at `root`, whose path in the
 // CRD is `schema_path` (…openAPIV3Schema). `compile`: the schema is structural, so rules compile.

@@ -105,7 +105,8 @@ TypePtr SchemaType(const am::Schema* s, bool resource_root) {
       TypePtr v = SchemaType(d.additional_properties, d.additional_properties->EmbeddedResource());
       if (!v) return nullptr;
       int64_t max = d.max_properties ? NonNegative(*d.max_properties) : MaxPropertiesFromMinSize(v->min_size);
-      return Sized(MapOf(StringField(), v), max, 2);
+      // kube declares the keys as a plain string type without a size, which its estimator reads as 0.
+      return Sized(MapOf(Sized(StringField(), 0, 2), v), max, 2);
     }
     auto t = std::make_shared<Type>();
     t->kind = TypeKind::kObject;

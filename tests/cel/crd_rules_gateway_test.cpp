@@ -1,5 +1,6 @@
-// Gateway API's HTTPRoute CRD (v1.2.1, testdata/gateway-api): all of its rules compile, and
-// HTTPRoutes are accepted or refused with the messages kube-apiserver gives.
+// Real CRDs: Gateway API's HTTPRoute (v1.2.1, testdata/gateway-api): all of its rules compile within
+// kube's cost budgets, and HTTPRoutes are accepted or refused with the messages kube-apiserver gives;
+// Cluster API's Cluster (testdata/cluster-api): every version's rules compile within the budgets.
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -17,8 +18,8 @@ namespace {
 namespace am = capstan::apimachinery;
 namespace json = boost::json;
 
-json::value LoadCrd() {
-  std::ifstream in(std::string(std::getenv("CAPSTAN_SOURCE_DIR")) + "/tests/cel/testdata/gateway-api/httproutes.yaml");
+json::value LoadCrd(const std::string& file = "gateway-api/httproutes.yaml") {
+  std::ifstream in(std::string(std::getenv("CAPSTAN_SOURCE_DIR")) + "/tests/cel/testdata/" + file);
   std::stringstream ss;
   ss << in.rdbuf();
   auto y = am::YamlToJson(ss.str());
@@ -64,6 +65,21 @@ TEST(GatewayHttpRoute, EveryRuleCompiles) {
     CheckCrdRules(*s, FieldPath("spec.versions[0].schema.openAPIV3Schema"), true, errs);
     for (const auto& e : errs) ADD_FAILURE() << version << ": " << e.ToString();
   }
+}
+
+TEST(ClusterApiCluster, EveryVersionsRulesCompile) {
+  json::value crd = LoadCrd("cluster-api/clusters.yaml");
+  size_t versions = 0;
+  for (const auto& v : crd.at("spec").at("versions").as_array()) {
+    auto s = am::ParseSchema(v.at("schema").at("openAPIV3Schema"));
+    ASSERT_TRUE(s.ok());
+    ErrorList errs;
+    CheckCrdRules(**s, FieldPath("spec.versions[0].schema.openAPIV3Schema"), true, errs);
+    for (const auto& e : errs) ADD_FAILURE() << v.at("name").as_string() << ": " << e.ToString();
+    ++versions;
+  }
+  EXPECT_GE(versions, 2u);
+  EXPECT_EQ(CountRules(crd), 4u);
 }
 
 std::vector<std::string> Validate(const char* route) {

@@ -171,8 +171,8 @@ TEST(CheckCrdRules, RuleFields) {
 }
 
 TEST(CheckCrdRules, OldSelfOnlyWhereCorrelatable) {
-  auto errs = Check(R"({"type": "object", "properties": {"spec": {"type": "object", "properties": {"tags": {"type": "array",
-                       "items": {"type": "string", "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}}}}})");
+  auto errs = Check(R"({"type": "object", "properties": {"spec": {"type": "object", "properties": {"tags": {"type": "array", "maxItems": 10,
+                       "items": {"type": "string", "maxLength": 10, "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}}}}})");
   ASSERT_EQ(errs.size(), 1u);
   EXPECT_EQ(errs[0], "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[tags].items.x-kubernetes-validations[0].rule: "
                      "Invalid value: \"self == oldSelf\": oldSelf cannot be used on the uncorrelatable portion of the schema within "
@@ -216,6 +216,54 @@ TEST(CrdRulesCost, SmallListsStayWithinTheLimit) {
   ErrorList errs;
   rules->Validate(json::object{{"xs", xs}}, nullptr, errs, nullptr);
   EXPECT_TRUE(errs.empty());
+}
+
+}  // namespace
+}  // namespace capstan::cel
+
+namespace capstan::cel {
+namespace {
+
+std::vector<std::string> CheckSchema(const char* schema) {
+  auto s = am::ParseSchema(json::parse(schema));
+  EXPECT_TRUE(s.ok());
+  ErrorList errs;
+  CheckCrdRules(**s, FieldPath("spec.validation.openAPIV3Schema"), true, errs);
+  std::vector<std::string> out;
+  for (const auto& e : errs) out.push_back(e.ToString());
+  return out;
+}
+
+TEST(CheckCrdRulesCost, UnboundedNestedLoopsExceedTheBudget) {
+  auto errs = CheckSchema(R"json({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+      "names": {"type": "array", "items": {"type": "string"},
+                "x-kubernetes-validations": [{"rule": "self.all(a, self.all(b, a == b || a != b))"}]}}}}})json");
+  ASSERT_EQ(errs.size(), 3u);
+  EXPECT_EQ(errs[0], "spec.validation.openAPIV3Schema.properties[spec].properties[names].x-kubernetes-validations[0].rule: "
+                     "Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, "
+                     "or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)");
+  EXPECT_EQ(errs[1], "spec.validation.openAPIV3Schema.properties[spec].properties[names].x-kubernetes-validations[0].rule: "
+                     "Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema");
+  EXPECT_EQ(errs[2], "spec.validation.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule cost total for "
+                     "entire OpenAPIv3 schema exceeds budget by factor of more than 100x (try simplifying the rule, or adding "
+                     "maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)");
+}
+
+TEST(CheckCrdRulesCost, BoundedListsAreAccepted) {
+  EXPECT_TRUE(CheckSchema(R"json({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+      "names": {"type": "array", "maxItems": 100, "items": {"type": "string", "maxLength": 64},
+                "x-kubernetes-validations": [{"rule": "self.all(a, self.all(b, a == b || a != b))"}]}}}}})json").empty());
+}
+
+TEST(CheckCrdRulesCost, CardinalityMultipliesRulesUnderLists) {
+  // One string rule is cheap, but under an unbounded list of objects it runs for every item.
+  auto errs = CheckSchema(R"json({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+      "items": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}},
+                "x-kubernetes-validations": [{"rule": "self.name.matches('^[a-z]+$')"}]}}}}}})json");
+  ASSERT_FALSE(errs.empty());
+  EXPECT_NE(errs[0].find("properties[items].items.x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget"),
+            std::string::npos)
+      << errs[0];
 }
 
 }  // namespace
