@@ -131,11 +131,9 @@ bool PodSecurityPlugin::ExemptRuntimeClass(const json::object& spec) const {
 
 Task<Status> PodSecurityPlugin::Validate(const Attributes& a) {
   Decision d = co_await Decide(a);
-  if (deps_.scopes && (!d.warnings.empty() || !d.annotations.empty())) {
-    if (audit::RequestScope* scope = deps_.scopes->Find(a.user)) {
-      for (auto& w : d.warnings) scope->AddWarning(std::move(w));
-      for (auto& [k, v] : d.annotations) scope->AddAnnotation(k, std::move(v));
-    }
+  if (RequestScope* scope = a.scope) {
+    for (auto& w : d.warnings) scope->AddWarning(std::move(w));
+    for (auto& [k, v] : d.annotations) scope->AddAnnotation(k, std::move(v));
   }
   co_return std::move(d.status);
 }

@@ -12,7 +12,7 @@
 // refused (422); a label change that tightens enforce warns about the existing pods that would
 // violate it. Exempt usernames, runtime classes and namespaces are not checked (audit annotation
 // pod-security.kubernetes.io/exempt). Warnings and audit annotations go to the request's
-// audit::RequestScope. Immutable after construction; thread-safe.
+// RequestScope (Attributes::scope). Immutable after construction; thread-safe.
 #pragma once
 
 #include <boost/json/value.hpp>
@@ -27,7 +27,6 @@
 #include "admission/plugin.h"
 #include "admission/pod_security_config.h"
 #include "admission/pod_security_metrics.h"
-#include "audit/request_scope.h"
 
 namespace capstan::admission {
 
@@ -38,7 +37,6 @@ class PodSecurityPlugin : public Plugin {
   struct Deps {
     NamespaceLookup namespace_lookup;
     PodLister list_pods;                    // none: no existing-pod warnings
-    audit::RequestScopes* scopes = nullptr;  // none: warnings and annotations are dropped
     MetricsRegistry* metrics = nullptr;      // none: no pod_security_* metrics
   };
 

@@ -21,7 +21,6 @@ StatusOr<std::unique_ptr<Plugin>> NewPodSecurityPlugin(const PluginDeps& deps) {
       co_return co_await list("", "v1", "pods", ns);
     };
   }
-  pd.scopes = deps.webhook.scopes;
   pd.metrics = deps.webhook.metrics;
   auto p = PodSecurityPlugin::Create(config, std::move(pd));
   if (!p.ok()) return p.status();

@@ -175,7 +175,7 @@ Task<CallOutcome> WebhookCaller::Call(const Webhook& w, const Attributes& a, con
       out = CallError(w, "received invalid webhook response: " + review.status().message());
     } else {
       out.review = std::move(*review);
-      if (audit::RequestScope* scope = ScopeOf(a)) {
+      if (RequestScope* scope = a.scope) {
         for (const auto& [k, v] : out.review.audit_annotations) scope->AddAnnotation(w.name + "/" + k, v);
         for (const auto& warning : out.review.warnings) scope->AddWarning(warning);
       }

@@ -7,7 +7,7 @@
 // the certificate must name <service>.<namespace>.svc), with the webhook's timeoutSeconds, and
 // classifies the answer:
 //   - kAllowed: allowed; the warnings and audit annotations (prefixed "<webhook>/") went to the
-//     request's RequestScope;
+//     request's RequestScope (Attributes::scope);
 //   - kRejected: refused, `status` is what the client gets ("admission webhook \"x\" denied the
 //     request: ..."), whatever the failurePolicy (dry-run refusals too);
 //   - kCallError: the call failed (transport, timeout, bad response, unusable configuration);
@@ -24,7 +24,6 @@
 #include "admission/admission_review.h"
 #include "admission/namespace_lifecycle.h"
 #include "admission/webhook_config.h"
-#include "audit/request_scope.h"
 #include "server/http/http_client.h"
 #include "util/metrics.h"
 
@@ -37,7 +36,6 @@ using ServiceResolver =
 struct WebhookCallerDeps {
   http::HttpClientFactory* http = nullptr;
   NamespaceLookup namespace_lookup;
-  audit::RequestScopes* scopes = nullptr;
   ServiceResolver resolve_service;  // none: service references fail to resolve
   MetricsRegistry* metrics = nullptr;
 };
@@ -57,7 +55,6 @@ class WebhookCaller {
   Task<StatusOr<bool>> ShouldCall(const Webhook& w, const Attributes& a) const;
   Task<CallOutcome> Call(const Webhook& w, const Attributes& a, const registry::Object* object);
 
-  audit::RequestScope* ScopeOf(const Attributes& a) const { return deps_.scopes ? deps_.scopes->Find(a.user) : nullptr; }
   // apiserver_admission_webhook_fail_open_count{name,type}.
   void CountFailOpen(const Webhook& w) const;
 

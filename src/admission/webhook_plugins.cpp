@@ -62,7 +62,7 @@ Task<Status> MutatingWebhookPlugin::Admit(Attributes& a) {
   auto hooks = co_await source_->Webhooks(true);
   if (!hooks.ok()) co_return am::NewInternalError(hooks.status().message());
   if ((*hooks)->empty()) co_return Status();
-  audit::RequestScope* scope = caller_->ScopeOf(a);
+  RequestScope* scope = a.scope;
   std::vector<size_t> reinvocable;  // IfNeeded webhooks called before the latest change
   bool reinvoke = false;
   for (int round = 0; round < 2; ++round) {
@@ -110,7 +110,7 @@ Task<Status> MutatingWebhookPlugin::Admit(Attributes& a) {
             pa["webhook"] = w.name;
             pa["patch"] = std::move(*ops);
             pa["patchType"] = "JSONPatch";
-            scope->AddAnnotation(kPatchPrefix + Slot(round, i), am::ToJson(pa), audit::Level::kRequest);
+            scope->AddAnnotation(kPatchPrefix + Slot(round, i), am::ToJson(pa), AuditLevel::kRequest);
           }
         }
       }
@@ -147,7 +147,7 @@ Task<Status> ValidatingWebhookPlugin::Validate(const Attributes& a) {
   std::vector<Task<CallOutcome>> calls;
   for (size_t i : relevant) calls.push_back(caller_->Call((**hooks)[i], a, ReviewObject(a)));
   std::vector<CallOutcome> outcomes = co_await CallAll(std::move(calls));
-  audit::RequestScope* scope = caller_->ScopeOf(a);
+  RequestScope* scope = a.scope;
   Status first;
   for (size_t k = 0; k < relevant.size(); ++k) {
     const Webhook& w = (**hooks)[relevant[k]];

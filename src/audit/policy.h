@@ -17,12 +17,13 @@
 #include <string_view>
 #include <vector>
 
+#include "apimachinery/request_scope.h"
 #include "apimachinery/status.h"
 #include "apimachinery/user_info.h"
 
 namespace capstan::audit {
 
-enum class Level { kNone = 0, kMetadata = 1, kRequest = 2, kRequestResponse = 3 };
+using Level = AuditLevel;  // apimachinery/request_scope.h
 std::string_view LevelName(Level l);
 
 enum class Stage { kRequestReceived, kResponseStarted, kResponseComplete, kPanic };

@@ -246,7 +246,6 @@ Status App::Start() {
   };
   pdeps.webhook_source = MakeWebhookSource(s.apis);
   pdeps.webhook.http = &s.audit->webhook_http();
-  pdeps.webhook.scopes = &s.audit->scopes();
   pdeps.webhook.resolve_service = MakeServiceResolver(s.apis);
   pdeps.webhook.metrics = &s.metrics;
   pdeps.get = MakeObjectGetter(s.apis);
@@ -441,8 +440,7 @@ Status App::Start() {
   chain.cors_allowed_origins = o.cors_allowed_origins;
   chain.max_requests_inflight = o.max_requests_inflight;
   chain.max_mutating_requests_inflight = o.max_mutating_requests_inflight;
-  chain.audit = s.audit->FilterFactory();
-  chain.failed_authentication_audit = s.audit->FailedAuthenticationFactory();
+  chain.audit = s.audit->ChainConfig();
   http::Handler root = server::BuildHandlerChain(
       [&s](http::RequestContext& ctx) -> Task<void> { co_await s.router.Dispatch(ctx); }, chain);
 

@@ -98,26 +98,15 @@ StatusOr<std::unique_ptr<AuditSetup>> AuditSetup::Create(const AuditFlags& f, Me
 
 AuditSetup::~AuditSetup() { Shutdown(); }
 
-std::function<http::Handler(http::Handler)> AuditSetup::FailedAuthenticationFactory() {
-  audit::FilterConfig cfg;
+server::AuditConfig AuditSetup::ChainConfig() const {
+  server::AuditConfig cfg;
   if (enabled()) {
-    cfg.policy = policy_.get();
-    cfg.backend = backend_.get();
+    cfg.sink.policy = policy_.get();
+    cfg.sink.backend = backend_.get();
   }
-  cfg.metrics = metrics_.get();
-  return [cfg](http::Handler failed) { return audit::WithFailedAuthenticationAudit(std::move(failed), cfg); };
-}
-
-std::function<http::Handler(http::Handler)> AuditSetup::FilterFactory() {
-  audit::FilterConfig cfg;
-  if (enabled()) {
-    cfg.policy = policy_.get();
-    cfg.backend = backend_.get();
-  }
-  cfg.metrics = metrics_.get();
-  cfg.scopes = &scopes_;
+  cfg.sink.metrics = metrics_.get();
   cfg.decode = decode_;
-  return [cfg](http::Handler next) { return audit::WithAuditEvents(std::move(next), cfg); };
+  return cfg;
 }
 
 void AuditSetup::Shutdown() {

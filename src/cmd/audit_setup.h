@@ -1,7 +1,6 @@
 // cmd/audit_setup.h: auditing as the --audit-* flags ask: the policy, the log backend (and the webhook
-// backend), the audit metrics, the per-request scopes admission writes warnings and annotations to,
-// and the filter factory the handler chain installs. Without --audit-policy-file or any backend no
-// events are recorded (as kube), but the filter still opens request scopes for admission.
+// backend), the audit metrics, and the handler chain's audit configuration. Without
+// --audit-policy-file or any backend no events are recorded (as kube).
 // It also owns the HTTPS client engine the admission webhooks use.
 // Thread-safety: built and shut down on the main thread; what it hands out is thread-safe.
 #pragma once
@@ -10,10 +9,9 @@
 #include <memory>
 
 #include "audit/backend.h"
-#include "audit/filter.h"
 #include "audit/policy.h"
-#include "audit/request_scope.h"
 #include "cmd/audit_flags.h"
+#include "server/filters/filters.h"
 #include "server/http/http_client.h"
 #include "util/metrics.h"
 
@@ -26,11 +24,8 @@ class AuditSetup {
   static StatusOr<std::unique_ptr<AuditSetup>> Create(const AuditFlags& flags, MetricsRegistry& metrics, Decode decode);
   ~AuditSetup();
 
-  // For ChainConfig::audit.
-  std::function<http::Handler(http::Handler)> FilterFactory();
-  // The decorator of authentication's 401 handler that audits failed attempts.
-  std::function<http::Handler(http::Handler)> FailedAuthenticationFactory();
-  audit::RequestScopes& scopes() { return scopes_; }
+  // For ChainConfig::audit: the sink (disabled without a policy and a backend) and the body decoder.
+  server::AuditConfig ChainConfig() const;
   // The HTTPS client engine of the audit and admission webhooks (one I/O thread).
   http::HttpClientFactory& webhook_http() { return *http_; }
   bool enabled() const { return policy_ && backend_; }
@@ -43,7 +38,6 @@ class AuditSetup {
   std::unique_ptr<audit::AuditMetrics> metrics_;
   std::unique_ptr<audit::Policy> policy_;
   std::unique_ptr<audit::Backend> backend_;
-  audit::RequestScopes scopes_;
   Decode decode_;
 };
 

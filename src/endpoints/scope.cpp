@@ -26,7 +26,7 @@ Scope::Scope(const ResourceEntry& entry, http::RequestContext& http, const Handl
   ctx_.namespace_ = http.info.namespace_;
   ctx_.user = http.user ? &*http.user : nullptr;
   ctx_.subresource = entry.info.subresource;
-  ctx_.warnings = &warnings;
+  ctx_.scope = &http.scope;
 }
 
 Task<bool> Scope::NegotiateOutputOrFail() {
@@ -60,20 +60,6 @@ std::string Scope::Encode(const json::value& v) const {
   return s;
 }
 
-void Scope::AddWarningHeaders(http::Headers& h) const {
-  std::vector<std::string> seen;
-  for (const auto& w : warnings) {
-    if (std::find(seen.begin(), seen.end(), w) != seen.end()) continue;
-    seen.push_back(w);
-    std::string escaped;
-    for (char c : w) {
-      if (c == '"' || c == '\\') escaped.push_back('\\');
-      escaped.push_back(c);
-    }
-    h.Add("Warning", "299 - \"" + escaped + "\"");
-  }
-}
-
 Task<void> Scope::WriteStatus(const Status& st) {
   http::HttpResponse resp = http::StatusResponse(st);
   if (out_.format == MediaFormat::kProtobuf && limits_.protobuf) {
@@ -83,7 +69,6 @@ Task<void> Scope::WriteStatus(const Status& st) {
       resp.body = std::move(*pb);
     }
   }
-  AddWarningHeaders(resp.headers);
   co_await http_.writer->Respond(std::move(resp));
 }
 
@@ -170,7 +155,6 @@ Task<void> Scope::WriteObject(int code, const registry::Object& obj) {
     }
     resp.body = std::move(*body);
   }
-  AddWarningHeaders(resp.headers);
   co_await http_.writer->Respond(std::move(resp));
 }
 
@@ -249,7 +233,6 @@ Task<void> Scope::WriteList(const registry::ObjectList& list) {
     }
     out += "]}\n";
   }
-  AddWarningHeaders(resp.headers);
   co_await http_.writer->Respond(std::move(resp));
 }
 
@@ -277,13 +260,11 @@ Task<void> Scope::WriteSerializedList(const registry::ObjectList& list, const js
       resp.body += *list.serialized_items[i];
     }
     resp.body += "]}\n";
-    AddWarningHeaders(resp.headers);
     co_await http_.writer->Respond(std::move(resp));
     co_return;
   }
   http::Headers headers;
   headers.Set("Content-Type", out_.ContentType());
-  AddWarningHeaders(headers);
   if (!co_await http_.writer->StartStream(200, std::move(headers))) co_return;
   std::string chunk = std::move(head);
   chunk.reserve(kChunk + 64 * 1024);
@@ -387,7 +368,7 @@ StatusOr<registry::Object> Scope::DecodeValue(json::value v, const std::string& 
       return am::NewDecodeError(info.kind, &gvk, "strict decoding error: " + Join(strict_errors, ", "), "");
     }
     if (field_validation == "Warn") {
-      for (auto& e : strict_errors) warnings.push_back(e);
+      for (auto& e : strict_errors) http_.scope.AddWarning(e);
     }
   }
   return std::move(v.get_object());

@@ -67,10 +67,7 @@ class Scope {
   // Whether this request may use protobuf (the codec is installed and knows the kind).
   bool ProtobufAllowed() const;
 
-  std::vector<std::string> warnings;
-
  private:
-  void AddWarningHeaders(http::Headers& h) const;
   // A JSON list of pre-serialized items: one response when small, else streamed in chunks.
   Task<void> WriteSerializedList(const registry::ObjectList& list, const boost::json::object& md);
 

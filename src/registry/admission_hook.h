@@ -24,7 +24,25 @@ struct AdmissionAttributes {
   const Object* old_object = nullptr;   // for UPDATE and DELETE
   const UserInfo* user = nullptr;
   bool dry_run = false;
+  // The request's warnings and audit annotations; null for in-process callers.
+  RequestScope* scope = nullptr;
 };
+
+// The attributes of an admission call on `resource`, with what the request's Context says (subresource,
+// namespace, name, user, dry run, scope).
+inline AdmissionAttributes AttributesFor(const Context& ctx, std::string operation, const ResourceInfo& resource,
+                                         std::string name) {
+  AdmissionAttributes a;
+  a.operation = std::move(operation);
+  a.resource = &resource;
+  a.subresource = ctx.subresource;
+  a.namespace_ = ctx.namespace_;
+  a.name = std::move(name);
+  a.user = ctx.user;
+  a.dry_run = ctx.dry_run;
+  a.scope = ctx.scope;
+  return a;
+}
 
 class AdmissionHook {
  public:

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "apimachinery/request_scope.h"
 #include "apimachinery/status.h"
 #include "apimachinery/user_info.h"
 #include "registry/resource_info.h"
@@ -31,9 +32,11 @@ struct Context {
   std::string field_manager;
   std::string subresource;  // set by subresource storages for admission
   std::string name;         // the name in the URL (for a create on a subresource: the parent's)
-  std::vector<std::string>* warnings = nullptr;
+  // The request's warnings and audit annotations (apimachinery/request_scope.h); null for in-process
+  // callers, whose warnings are dropped.
+  RequestScope* scope = nullptr;
   void Warn(std::string w) const {
-    if (warnings) warnings->push_back(std::move(w));
+    if (scope) scope->AddWarning(std::move(w));
   }
 };
 

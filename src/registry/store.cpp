@@ -95,32 +95,18 @@ Status Store::Translate(const Status& st, const std::string& name, const char* v
 Task<Status> Store::AdmitMutating(const Context& ctx, const std::string& op, Object& obj, const Object* old,
                                   const std::string& name) const {
   if (!c_.admission) co_return Status();
-  AdmissionAttributes a;
-  a.operation = op;
-  a.resource = &c_.info;
-  a.subresource = ctx.subresource;
-  a.namespace_ = ctx.namespace_;
-  a.name = name;
+  AdmissionAttributes a = AttributesFor(ctx, op, c_.info, name);
   a.object = &obj;
   a.old_object = old;
-  a.user = ctx.user;
-  a.dry_run = ctx.dry_run;
   co_return co_await c_.admission->Admit(a);
 }
 
 Task<Status> Store::AdmitValidating(const Context& ctx, const std::string& op, Object& obj, const Object* old,
                                     const std::string& name) const {
   if (!c_.admission) co_return Status();
-  AdmissionAttributes a;
-  a.operation = op;
-  a.resource = &c_.info;
-  a.subresource = ctx.subresource;
-  a.namespace_ = ctx.namespace_;
-  a.name = name;
+  AdmissionAttributes a = AttributesFor(ctx, op, c_.info, name);
   a.object = &obj;
   a.old_object = old;
-  a.user = ctx.user;
-  a.dry_run = ctx.dry_run;
   co_return co_await c_.admission->Validate(a);
 }
 

@@ -1,30 +1,35 @@
 #include "server/handler_chain.h"
 
+#include <functional>
+
 namespace capstan::server {
 
 http::Handler BuildHandlerChain(http::Handler inner, const ChainConfig& c) {
-  // Wrapped innermost first, so the list reads bottom-up; execution order (outermost first) is:
-  //   audit ID → panic recovery → request info → request metrics → cache control → wait group →
-  //   timeout → CORS → authentication (failures audited) → audit → impersonation → max in-flight →
-  //   authorization → router
-  // which is kube-apiserver's DefaultBuildHandlerChain (WithAuditInit outermost, so every answer,
-  // a 401 or a 429 too, carries the Audit-Id header).
-  http::Handler h = std::move(inner);
-  h = WithAuthorization(std::move(h), *c.authorizer);
-  h = WithMaxInFlight(std::move(h), c.max_requests_inflight, c.max_mutating_requests_inflight, *c.metrics);
-  h = WithImpersonation(std::move(h), *c.authorizer);
-  if (c.audit) h = c.audit(std::move(h));  // policy, events, admission's warnings and annotations
-  Handler failed = Unauthorized();
-  if (c.failed_authentication_audit) failed = c.failed_authentication_audit(std::move(failed));
-  h = WithAuthentication(std::move(h), *c.authenticator, std::move(failed));
-  h = WithCors(std::move(h), c.cors_allowed_origins);
-  h = WithTimeout(std::move(h), c.request_timeout);
-  h = WithWaitGroup(std::move(h), *c.wait_group);
-  h = WithCacheControl(std::move(h));
-  h = WithRequestMetrics(std::move(h), *c.metrics);
-  h = WithRequestInfo(std::move(h));
-  h = WithPanicRecovery(std::move(h));
-  h = WithAudit(std::move(h));
+  using Filter = std::function<Handler(Handler next)>;
+  // Execution order, outermost first: kube-apiserver's DefaultBuildHandlerChain read from the outside
+  // in (WithAuditInit outermost, so every answer, a 401 or a 429 too, carries the Audit-Id header).
+  const std::vector<Filter> chain = {
+      WithAuditId,
+      WithPanicRecovery,  // the one place an exception becomes an answer (500)
+      WithRequestInfo,    // verb, group, resource, name; long-running or not
+      [&](Handler n) { return WithRequestMetrics(std::move(n), *c.metrics); },
+      WithCacheControl,
+      WithWarningRecorder,
+      [&](Handler n) { return WithWaitGroup(std::move(n), *c.wait_group); },
+      [&](Handler n) { return WithTimeout(std::move(n), c.request_timeout); },
+      [&](Handler n) { return WithCors(std::move(n), c.cors_allowed_origins); },
+      [&](Handler n) {
+        return WithAuthentication(std::move(n), *c.authenticator, WithFailedAuthenticationAudit(Unauthorized(), c.audit));
+      },
+      [&](Handler n) { return WithAuditEvents(std::move(n), c.audit); },
+      [&](Handler n) { return WithImpersonation(std::move(n), *c.authorizer); },
+      [&](Handler n) {
+        return WithMaxInFlight(std::move(n), c.max_requests_inflight, c.max_mutating_requests_inflight, *c.metrics);
+      },
+      [&](Handler n) { return WithAuthorization(std::move(n), *c.authorizer); },
+  };
+  Handler h = std::move(inner);
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) h = (*it)(std::move(h));
   return h;
 }
 

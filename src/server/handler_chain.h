@@ -1,8 +1,8 @@
-// server/handler_chain.h: assembles kube-apiserver's filter chain around the router, in one place.
+// server/handler_chain.h: kube-apiserver's filter chain around the router, assembled in one place
+// (handler_chain.cpp lists the filters in execution order, outermost first).
 #pragma once
 
 #include <chrono>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,12 +19,7 @@ struct ChainConfig {
   std::vector<std::string> cors_allowed_origins;
   int max_requests_inflight = 400;
   int max_mutating_requests_inflight = 200;
-  // The audit events filter (audit/filter.h), installed right after the audit-ID filter; none: no
-  // events. A function so the server does not depend on the audit library.
-  std::function<http::Handler(http::Handler)> audit;
-  // Wraps the 401 handler of authentication to audit failed attempts (kube's
-  // WithFailedAuthenticationAudit); none: not audited.
-  std::function<http::Handler(http::Handler)> failed_authentication_audit;
+  AuditConfig audit;  // sink disabled: no audit events
 };
 
 // The root handler: the filters in execution order around `inner` (the router).

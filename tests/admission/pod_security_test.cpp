@@ -38,7 +38,6 @@ struct Env {
       co_return namespace_;
     };
     d.list_pods = [this](const std::string&) -> Task<StatusOr<std::vector<registry::Object>>> { co_return pods; };
-    d.scopes = &scopes;
     d.metrics = &metrics;
     std::optional<json::value> cfg;
     if (config) cfg = json::parse(config);
@@ -63,7 +62,6 @@ struct Env {
   }
   registry::Object namespace_;
   std::vector<registry::Object> pods;
-  audit::RequestScopes scopes;
   MetricsRegistry metrics;
   std::unique_ptr<PodSecurityPlugin> plugin;
   UserInfo user;
@@ -116,8 +114,7 @@ TEST(PodSecurityPlugin, WarnAndAudit) {
 
 TEST(PodSecurityPlugin, ValidateWritesWarningsAndAnnotationsToTheRequestScope) {
   Env env({{"pod-security.kubernetes.io/warn", "baseline"}});
-  audit::RequestScope scope;
-  env.scopes.Register(&env.user, &scope);
+  RequestScope scope;
   registry::Object obj = json::parse(kPrivilegedPod).as_object();
   Attributes a;
   a.operation = "CREATE";
@@ -126,11 +123,11 @@ TEST(PodSecurityPlugin, ValidateWritesWarningsAndAnnotationsToTheRequestScope) {
   a.name = "x";
   a.object = &obj;
   a.user = &env.user;
+  a.scope = &scope;
   EXPECT_TRUE(SyncWait(env.plugin->Validate(a)).ok());
   ASSERT_EQ(scope.warnings().size(), 1u);
   EXPECT_EQ(scope.warnings()[0], R"(would violate PodSecurity "baseline:latest": privileged (container "c" must not set securityContext.privileged=true))");
   EXPECT_EQ(scope.annotations().at("pod-security.kubernetes.io/enforce-policy").value, "privileged:latest");
-  env.scopes.Unregister(&env.user);
 }
 
 TEST(PodSecurityPlugin, PrivilegedNamespaceAndOtherResources) {

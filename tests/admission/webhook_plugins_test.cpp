@@ -74,7 +74,7 @@ class WebhookPluginsTest : public ::testing::Test {
     attrs_.name = "cm";
     attrs_.object = &obj_;
     attrs_.user = &user_;
-    scopes_.Register(&user_, &scope_);
+    attrs_.scope = &scope_;
   }
 
   // One webhook configuration: `extra` is merged into the webhook.
@@ -102,7 +102,6 @@ class WebhookPluginsTest : public ::testing::Test {
     };
     deps.webhook_source = std::make_shared<StaticWebhookSource>(std::move(mutating), std::move(validating));
     deps.webhook.http = &engine_;
-    deps.webhook.scopes = &scopes_;
     deps.webhook.metrics = &metrics_;
     auto built = BuildChain({}, {}, deps);
     EXPECT_TRUE(built.ok());
@@ -123,8 +122,7 @@ class WebhookPluginsTest : public ::testing::Test {
   TestHttpsServer server_;
   server::HttpClientEngine engine_;
   MetricsRegistry metrics_;
-  audit::RequestScopes scopes_;
-  audit::RequestScope scope_;
+  RequestScope scope_;
   registry::ResourceInfo info_;
   registry::Object obj_;
   UserInfo user_;
@@ -156,7 +154,7 @@ TEST_F(WebhookPluginsTest, MutatingWebhookPatchIsAppliedAndAnnotated) {
   auto an = scope_.annotations();
   EXPECT_EQ(an.at("mutation.webhook.admission.k8s.io/round_0_index_0").value,
             R"({"configuration":"mutate","webhook":"mutate.example.com","mutated":true})");
-  EXPECT_EQ(an.at("patch.webhook.admission.k8s.io/round_0_index_0").level, audit::Level::kRequest);
+  EXPECT_EQ(an.at("patch.webhook.admission.k8s.io/round_0_index_0").level, AuditLevel::kRequest);
   EXPECT_EQ(scope_.warnings(), std::vector<std::string>({"labels were added"}));
 }
 

@@ -125,6 +125,10 @@ TEST(RequestInfoTest, LongRunningRequests) {
   EXPECT_TRUE(IsLongRunning(Resolve("POST", "/api/v1/namespaces/a/pods/p/exec")));
   EXPECT_FALSE(IsLongRunning(Resolve("GET", "/api/v1/pods")));
   EXPECT_FALSE(IsLongRunning(Resolve("GET", "/healthz")));
+  // Resolution decides it once for every filter.
+  EXPECT_TRUE(Resolve("GET", "/api/v1/pods?watch=1").long_running);
+  EXPECT_TRUE(Resolve("GET", "/api/v1/namespaces/a/pods/p/log").long_running);
+  EXPECT_FALSE(Resolve("GET", "/api/v1/pods").long_running);
 }
 
 }  // namespace

@@ -178,15 +178,9 @@ class TokenRequestStore : public registry::Creater {
 
   Task<Status> Admission(const registry::Context& ctx, Object& req, bool validating) const {
     if (!admission_) co_return Status();
-    registry::AdmissionAttributes a;
-    a.operation = "CREATE";
-    a.resource = &info_;
+    registry::AdmissionAttributes a = registry::AttributesFor(ctx, "CREATE", info_, ctx.name);
     a.subresource = "token";
-    a.namespace_ = ctx.namespace_;
-    a.name = ctx.name;
     a.object = &req;
-    a.user = ctx.user;
-    a.dry_run = ctx.dry_run;
     if (!validating) co_return co_await admission_->Admit(a);
     Object copy = req;
     a.object = &copy;

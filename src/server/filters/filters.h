@@ -1,20 +1,25 @@
 // server/filters/filters.h: the filters of kube-apiserver's DefaultBuildHandlerChain, one per file.
 //
-// Each filter wraps the next handler and returns a new one; server/handler_chain.cpp assembles them
-// in order. Filters run on the request's I/O thread and keep no per-request state outside the
+// Each filter wraps the next handler and returns a new one; server/handler_chain.cpp lists them in
+// execution order. Filters run on the request's I/O thread and keep no per-request state outside the
 // RequestContext. The objects passed by reference must outlive the chain.
 #pragma once
 
 #include <atomic>
+#include <boost/json/value.hpp>
 #include <chrono>
+#include <functional>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <regex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "auth/authn/authenticator.h"
+#include "audit/recorder.h"
 #include "auth/authz/authorizer.h"
 #include "server/http/request_context.h"
 #include "util/metrics.h"
@@ -72,9 +77,38 @@ Handler WithCors(Handler next, const std::vector<std::string>& allowed_origin_pa
 Handler WithAuthentication(Handler next, authn::RequestAuthenticator& authenticator, Handler failed = nullptr);
 Handler Unauthorized();
 
-// audit.cpp: gives every request an audit ID (the Audit-Id response header). The audit policy and
-// backends plug in here.
-Handler WithAudit(Handler next);
+// audit_id.cpp: gives every request an audit ID (a client's Audit-ID header is kept), answered in the
+// Audit-Id response header; kube's WithAuditInit.
+Handler WithAuditId(Handler next);
+
+// warning_recorder.cpp: the request scope's warnings become `Warning: 299 - "<text>"` response headers
+// when the response starts (each text once); kube's WithWarningRecorder.
+Handler WithWarningRecorder(Handler next);
+
+// audit_events.cpp: kube's WithAudit. Evaluates the policy for each request and records the
+// RequestReceived, ResponseStarted (long-running requests only), ResponseComplete and Panic stages
+// (minus the policy's omitStages). The event carries what kube's does: auditID, requestURI, verb, user
+// (the authenticated one; impersonatedUser once impersonation has run), sourceIPs, userAgent (truncated
+// past 1024 bytes), objectRef (from the request info, and for create/update from the body's metadata),
+// responseStatus (the code; the whole Status for Status responses), requestObject at Request level and
+// above (the decoded body, or the patch), responseObject at RequestResponse, and annotations
+// (authorization.k8s.io/decision and reason, and the request scope's at their levels). Bodies that
+// are neither JSON nor YAML go through `decode` (protobuf).
+struct AuditConfig {
+  audit::Sink sink;  // disabled: the filters are no-ops
+  std::function<std::optional<boost::json::value>(std::string_view content_type, std::string_view body)> decode;
+  size_t max_response_capture_bytes = 8 * 1024 * 1024;  // larger responses are logged without the object
+};
+Handler WithAuditEvents(Handler next, AuditConfig config);
+// kube's WithFailedAuthenticationAudit: wraps the 401 handler. When the policy audits the request
+// (matched with no user), one ResponseStarted event with responseStatus {code: 401, message:
+// FailedAuthenticationMessage}.
+Handler WithFailedAuthenticationAudit(Handler failed, AuditConfig config);
+// kube's text naming the credentials a request carried: "Authentication failed, attempted: basic,
+// bearer, access_token, x509" or "..., no credentials provided".
+std::string FailedAuthenticationMessage(const http::HttpRequest& request);
+// The policy's view of a request that went through request info and authentication.
+audit::RequestAttributes AuditAttributesOf(const http::RequestContext& ctx);
 
 // impersonation.cpp: Impersonate-User/-Group/-Uid/-Extra-* headers, each checked with the
 // "impersonate" verb against the authorizer.

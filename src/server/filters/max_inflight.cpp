@@ -14,7 +14,7 @@ Handler WithMaxInFlight(Handler next, int max_read_only, int max_mutating, Reque
   Gauge* mut_gauge = m.inflight.With({"mutating"});
   return [next = std::move(next), max_read_only, max_mutating, budget, ro_gauge,
           mut_gauge](http::RequestContext& ctx) -> Task<void> {
-    if (http::IsLongRunning(ctx.info)) {
+    if (ctx.info.long_running) {
       co_await next(ctx);
       co_return;
     }

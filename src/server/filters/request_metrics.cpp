@@ -58,7 +58,7 @@ Handler WithRequestMetrics(Handler next, RequestMetrics& m) {
         .With({verb, dry_run, info.api_group, info.api_version, info.resource, info.subresource, scope, "apiserver",
                std::to_string(code)})
         ->Inc();
-    if (!http::IsLongRunning(info)) {
+    if (!info.long_running) {
       double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - ctx.received).count();
       m.durations.With({verb, dry_run, info.api_group, info.api_version, info.resource, info.subresource, scope, "apiserver"})
           ->Observe(secs);

@@ -1,6 +1,7 @@
 #include <coroutine>
 
 #include "server/filters/filters.h"
+#include "server/http/forwarding_writer.h"
 #include "server/http/responses.h"
 #include "util/async.h"
 #include "util/duration.h"
@@ -12,37 +13,28 @@ namespace {
 
 // Forwards to the connection's writer until the request times out; afterwards drops writes, so a
 // handler that finishes late cannot write a second response.
-class TimeoutWriter : public http::ResponseWriter {
+class TimeoutWriter : public http::ForwardingWriter {
  public:
-  explicit TimeoutWriter(http::ResponseWriter& inner) : inner_(inner) {}
+  using ForwardingWriter::ForwardingWriter;
   void Expire() { expired_ = true; }
   Task<bool> Respond(http::HttpResponse resp) override {
     if (expired_) co_return false;
-    MergeExtra();
-    co_return co_await inner_.Respond(std::move(resp));
+    co_return co_await ForwardingWriter::Respond(std::move(resp));
   }
   Task<bool> StartStream(int status, http::Headers headers) override {
     if (expired_) co_return false;
-    MergeExtra();
-    co_return co_await inner_.StartStream(status, std::move(headers));
+    co_return co_await ForwardingWriter::StartStream(status, std::move(headers));
   }
   Task<bool> WriteChunk(std::string data) override {
     if (expired_) co_return false;
-    co_return co_await inner_.WriteChunk(std::move(data));
+    co_return co_await ForwardingWriter::WriteChunk(std::move(data));
   }
   Task<bool> EndStream() override {
     if (expired_) co_return false;
-    co_return co_await inner_.EndStream();
+    co_return co_await ForwardingWriter::EndStream();
   }
-  bool started() const override { return inner_.started(); }
-  int status() const override { return inner_.status(); }
 
  private:
-  void MergeExtra() {
-    for (const auto& f : extra_headers_.fields()) inner_.extra_headers().Add(f.name, f.value);
-    extra_headers_ = http::Headers();
-  }
-  http::ResponseWriter& inner_;
   bool expired_ = false;
 };
 
@@ -57,7 +49,7 @@ struct Race {
 
 Handler WithTimeout(Handler next, std::chrono::nanoseconds request_timeout) {
   return [next = std::move(next), request_timeout](http::RequestContext& ctx) -> Task<void> {
-    if (http::IsLongRunning(ctx.info) || request_timeout.count() <= 0) {
+    if (ctx.info.long_running || request_timeout.count() <= 0) {
       co_await next(ctx);
       co_return;
     }
@@ -75,7 +67,7 @@ Handler WithTimeout(Handler next, std::chrono::nanoseconds request_timeout) {
 
     http::ResponseWriter* real = ctx.writer;
     TimeoutWriter tw(*real);
-    ctx.writer = &tw;
+    http::ScopedWriter installed(ctx, tw);
     auto race = std::make_shared<Race>();
     auto executor = CurrentExecutor();
     auto timer = RunAfter(timeout, [race, executor] {
@@ -107,7 +99,6 @@ Handler WithTimeout(Handler next, std::chrono::nanoseconds request_timeout) {
       // The handler still holds the context: wait for it before the connection reuses or frees it.
       co_await race->inner_done.Wait();
     }
-    ctx.writer = real;
   };
 }
 

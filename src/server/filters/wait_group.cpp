@@ -24,7 +24,7 @@ bool RequestWaitGroup::CloseAndWait(std::chrono::milliseconds timeout) {
 
 Handler WithWaitGroup(Handler next, RequestWaitGroup& wg) {
   return [next = std::move(next), &wg](http::RequestContext& ctx) -> Task<void> {
-    if (http::IsLongRunning(ctx.info)) {
+    if (ctx.info.long_running) {
       co_await next(ctx);
       co_return;
     }

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "apimachinery/request_scope.h"
 #include "apimachinery/status.h"
 #include "server/http/headers.h"
 #include "server/http/http_request.h"
@@ -91,7 +92,9 @@ struct RequestContext {
   std::chrono::steady_clock::time_point received;
   ResponseWriter* writer = nullptr;
   Cancellation cancel;
-  std::vector<std::string> warnings;  // "299 - <text>" Warning headers
+  // Warnings and audit annotations gathered on the way (written as Warning headers and into the
+  // audit event); registry::Context and admission carry a pointer to it.
+  RequestScope scope;
   // Set by the authorization filter: the decision and why (for audit annotations).
   std::string authorization_decision;
   std::string authorization_reason;

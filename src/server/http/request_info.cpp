@@ -47,7 +47,8 @@ bool IsValidPathSegmentName(const std::string& name) {
   return name.find('/') == std::string::npos && name.find('%') == std::string::npos;
 }
 
-Status ResolveRequestInfo(const std::string& method, const std::string& path, const Query& query, RequestInfo& info) {
+namespace {
+Status Resolve(const std::string& method, const std::string& path, const Query& query, RequestInfo& info) {
   info = RequestInfo();
   info.path = path;
   info.verb = ToLower(method);
@@ -113,6 +114,14 @@ Status ResolveRequestInfo(const std::string& method, const std::string& path, co
     if (auto v = query.Get("labelSelector")) info.label_selector = *v;
   }
   return Status();
+}
+
+}  // namespace
+
+Status ResolveRequestInfo(const std::string& method, const std::string& path, const Query& query, RequestInfo& info) {
+  Status st = Resolve(method, path, query, info);
+  info.long_running = IsLongRunning(info);
+  return st;
 }
 
 bool IsLongRunning(const RequestInfo& info) {

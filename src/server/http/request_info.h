@@ -27,9 +27,11 @@ struct RequestInfo {
   std::vector<std::string> parts;
   std::string field_selector;
   std::string label_selector;
+  // Decided once here, for every filter and the connection: IsLongRunning below.
+  bool long_running = false;
 };
 
-// Resolves the request info. A non-OK Status means the path is malformed for a resource request
+// Resolves the request info (long_running included). A non-OK Status means the path is malformed for a resource request
 // (kube answers such requests with 500 "unable to determine kind and namespace"); `info` then holds
 // what was known before the failure.
 Status ResolveRequestInfo(const std::string& method, const std::string& path, const Query& query, RequestInfo& info);

@@ -393,14 +393,14 @@ TEST_F(CrdTest, WebhookConversionWithoutClientAndCelRules) {
   versions.push_back(v2);
   spec["conversion"] = Parse(R"({"strategy":"Webhook","webhook":{"conversionReviewVersions":["v1"],
       "clientConfig":{"url":"https://127.0.0.1:1/convert"}}})");
-  std::vector<std::string> warnings;
+  RequestScope scope;
   registry::Context ctx = env_.Ctx("");
-  ctx.warnings = &warnings;
+  ctx.scope = &scope;
   auto* creater = env_.As<registry::Creater>("customresourcedefinitions");
   auto created = SyncWait(creater->Create(ctx, crd, {}));
   ASSERT_TRUE(created.ok()) << created.status().message();
   // The rules are compiled and enforced: no "not enforced" warning any more.
-  EXPECT_TRUE(warnings.empty());
+  EXPECT_TRUE(scope.warnings().empty());
   Settle();
   ASSERT_TRUE(SyncWait(Cr()->creater->Create(Ns(), CronTab("a", R"({"cronSpec":"* * * * *"})"), {})).ok());
   snap_ = apis_.Snapshot();

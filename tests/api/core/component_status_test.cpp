@@ -28,7 +28,7 @@ class ComponentStatusTest : public ::testing::Test {
     auto resources = ComponentStatuses(registry::GroupDeps{}, sources_);
     ASSERT_EQ(resources.size(), 1u);
     resource_ = std::move(resources[0]);
-    ctx_.warnings = &warnings_;
+    ctx_.scope = &scope_;
   }
   registry::Getter& getter() { return dynamic_cast<registry::Getter&>(*resource_.storage); }
   registry::Lister& lister() { return dynamic_cast<registry::Lister&>(*resource_.storage); }
@@ -47,7 +47,7 @@ class ComponentStatusTest : public ::testing::Test {
 
   std::shared_ptr<ComponentStatusSources> sources_;
   registry::RestResource resource_;
-  std::vector<std::string> warnings_;
+  RequestScope scope_;
   registry::Context ctx_;
 };
 
@@ -86,7 +86,7 @@ TEST_F(ComponentStatusTest, GetAnswersTheProbeWithTheDeprecationWarning) {
   auto got = SyncWait(getter().Get(ctx_, "controller-manager", {}));
   ASSERT_TRUE(got.ok()) << got.status().message();
   EXPECT_EQ(json::serialize(got->at("conditions")), R"([{"type":"Healthy","status":"True","message":"ok"}])");
-  EXPECT_EQ(warnings_, std::vector<std::string>{"v1 ComponentStatus is deprecated in v1.19+"});
+  EXPECT_EQ(scope_.warnings(), std::vector<std::string>{"v1 ComponentStatus is deprecated in v1.19+"});
 }
 
 TEST_F(ComponentStatusTest, GetOfAnUnknownComponentIsKubesInternalError) {
@@ -101,7 +101,7 @@ TEST_F(ComponentStatusTest, ListHasEveryComponentInOrder) {
   auto l = List();
   ASSERT_TRUE(l.ok()) << l.status().message();
   EXPECT_EQ(Names(*l), (std::vector<std::string>{"scheduler", "controller-manager", "etcd-0", "etcd-1"}));
-  EXPECT_EQ(warnings_, std::vector<std::string>{"v1 ComponentStatus is deprecated in v1.19+"});
+  EXPECT_EQ(scope_.warnings(), std::vector<std::string>{"v1 ComponentStatus is deprecated in v1.19+"});
 }
 
 TEST_F(ComponentStatusTest, ListSelectors) {

@@ -103,10 +103,11 @@ TEST_F(NetworkingTest, IngressValidationMessages) {
   // The deprecated annotation alone is accepted with kube's warning.
   Object warn = Ingress("warn");
   am::SetAnnotation(warn, "kubernetes.io/ingress.class", "nginx");
-  std::vector<std::string> warnings;
+  RequestScope scope;
   registry::Context ctx = env_.Ctx();
-  ctx.warnings = &warnings;
+  ctx.scope = &scope;
   ASSERT_TRUE(CreateAs(env_, "ingresses", warn, ctx).ok());
+  auto warnings = scope.warnings();
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_EQ(warnings[0], "annotation \"kubernetes.io/ingress.class\" is deprecated, please use 'spec.ingressClassName' instead");
 }

@@ -1,4 +1,4 @@
-#include "audit/filter.h"
+#include "server/filters/filters.h"
 
 #include <gtest/gtest.h>
 
@@ -7,8 +7,15 @@
 #include "fakes/fake_response_writer.h"
 #include "util/task.h"
 
-namespace capstan::audit {
+namespace capstan::server {
 namespace {
+
+using audit::Backend;
+using audit::Event;
+using audit::EventPtr;
+using audit::Level;
+using audit::Policy;
+using audit::Stage;
 
 using capstan::testing::FakeResponseWriter;
 using capstan::testing::MakeContext;
@@ -26,17 +33,15 @@ class RecordingBackend : public Backend {
 struct Fixture {
   explicit Fixture(Level level, std::string policy_text = "")
       : policy(policy_text.empty() ? Policy::AllAt(level) : *Policy::Load(policy_text)), metrics(reg) {
-    cfg.policy = &policy;
-    cfg.backend = &backend;
-    cfg.metrics = &metrics;
-    cfg.scopes = &scopes;
+    cfg.sink.policy = &policy;
+    cfg.sink.backend = &backend;
+    cfg.sink.metrics = &metrics;
   }
   Policy policy;
   MetricsRegistry reg;
-  AuditMetrics metrics;
+  audit::AuditMetrics metrics;
   RecordingBackend backend;
-  RequestScopes scopes;
-  FilterConfig cfg;
+  AuditConfig cfg;
 };
 
 http::Handler Json(int status, std::string body) {
@@ -129,31 +134,51 @@ TEST(AuditFilterTest, StatusResponsesAreCopiedIntoResponseStatus) {
             R"({"metadata":{},"status":"Failure","message":"configmaps \"nope\" not found","reason":"NotFound","details":{"name":"nope","kind":"configmaps"},"code":404})");
 }
 
-TEST(AuditFilterTest, NoneLevelRecordsNothingButStillPassesWarnings) {
+TEST(AuditFilterTest, NoneLevelRecordsNothing) {
   Fixture f(Level::kNone);
   FakeResponseWriter w;
   auto ctx = Ctx("POST", "/api/v1/namespaces/default/configmaps", w);
-  http::Handler h = [&f](http::RequestContext& ctx) -> Task<void> {
-    RequestScope* s = f.scopes.Find(&*ctx.user);
-    EXPECT_NE(s, nullptr);
-    if (s) s->AddWarning("the \"x\" label is deprecated");
-    co_await Json(201, "{}")(ctx);
-  };
-  SyncWait(WithAuditEvents(h, f.cfg)(*ctx));
+  SyncWait(WithAuditEvents(Json(201, "{}"), f.cfg)(*ctx));
+  EXPECT_EQ(w.status(), 201);
   EXPECT_TRUE(f.backend.events.empty());
   EXPECT_EQ(f.metrics.levels.Find({"None"})->Value(), 1.0);
-  EXPECT_EQ(w.headers.Get("Warning"), "299 - \"the \\\"x\\\" label is deprecated\"");
-  EXPECT_EQ(f.scopes.size(), 0u);  // unregistered at the end
+}
+
+TEST(WarningRecorderTest, TheScopesWarningsBecomeWarningHeadersOnce) {
+  FakeResponseWriter w;
+  auto ctx = Ctx("POST", "/api/v1/namespaces/default/configmaps", w);
+  http::Handler h = [](http::RequestContext& ctx) -> Task<void> {
+    ctx.scope.AddWarning("the \"x\" label is deprecated");
+    ctx.scope.AddWarning("the \"x\" label is deprecated");
+    ctx.scope.AddWarning("second");
+    co_await Json(201, "{}")(ctx);
+  };
+  SyncWait(WithWarningRecorder(h)(*ctx));
+  auto all = w.headers.GetAll("Warning");
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0], "299 - \"the \\\"x\\\" label is deprecated\"");
+  EXPECT_EQ(all[1], "299 - \"second\"");
+  EXPECT_EQ(ctx->writer, &w);  // the writer is the connection's again
+}
+
+TEST(WarningRecorderTest, TheWriterIsRestoredWhenTheHandlerThrows) {
+  FakeResponseWriter w;
+  auto ctx = Ctx("GET", "/api/v1/pods", w);
+  http::Handler h = [](http::RequestContext&) -> Task<void> {
+    throw std::runtime_error("boom");
+    co_return;
+  };
+  EXPECT_THROW(SyncWait(WithWarningRecorder(h)(*ctx)), std::runtime_error);
+  EXPECT_EQ(ctx->writer, &w);
 }
 
 TEST(AuditFilterTest, AdmissionAnnotationsRespectTheirLevel) {
   Fixture f(Level::kMetadata);
   FakeResponseWriter w;
   auto ctx = Ctx("POST", "/api/v1/namespaces/default/configmaps", w);
-  http::Handler h = [&f](http::RequestContext& ctx) -> Task<void> {
-    RequestScope* s = f.scopes.Find(&*ctx.user);
-    s->AddAnnotation("mutation.webhook.admission.k8s.io/round_0_index_0", "{}", Level::kMetadata);
-    s->AddAnnotation("patch.webhook.admission.k8s.io/round_0_index_0", "{}", Level::kRequest);
+  http::Handler h = [](http::RequestContext& ctx) -> Task<void> {
+    ctx.scope.AddAnnotation("mutation.webhook.admission.k8s.io/round_0_index_0", "{}", Level::kMetadata);
+    ctx.scope.AddAnnotation("patch.webhook.admission.k8s.io/round_0_index_0", "{}", Level::kRequest);
     co_await Json(201, "{}")(ctx);
   };
   SyncWait(WithAuditEvents(h, f.cfg)(*ctx));
@@ -193,6 +218,7 @@ TEST(AuditFilterTest, PanicStageThenRethrow) {
     co_return;
   };
   EXPECT_THROW(SyncWait(WithAuditEvents(h, f.cfg)(*ctx)), std::runtime_error);
+  EXPECT_EQ(ctx->writer, &w);
   ASSERT_EQ(f.backend.events.size(), 2u);
   EXPECT_EQ(f.backend.events[1]->stage, Stage::kPanic);
   EXPECT_EQ(f.backend.events[1]->response_status->at("message").as_string(), "APIServer panic'd: boom");
@@ -250,4 +276,4 @@ TEST(AuditFilterTest, FailedAuthenticationMessagesAsKubeWritesThem) {
 }
 
 }  // namespace
-}  // namespace capstan::audit
+}  // namespace capstan::server

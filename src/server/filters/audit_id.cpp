@@ -35,7 +35,7 @@ std::string NewAuditId() {
 }
 }  // namespace
 
-Handler WithAudit(Handler next) {
+Handler WithAuditId(Handler next) {
   return [next = std::move(next)](http::RequestContext& ctx) -> Task<void> {
     // A client-supplied Audit-ID is kept, as kube does; otherwise a new one.
     std::string id(ctx.request.headers.Get("Audit-ID"));
