@@ -95,6 +95,22 @@ struct App::State {
   std::unique_ptr<api::apiextensions::CrdController> crd_controller;
   // Last: stopped and destroyed before the API and storage it uses.
   std::unique_ptr<controllers::ControllerManager> controllers;
+
+  // The steps of App::Start, in order (cmd/app.cpp).
+  Status BuildSecurity(const Pki& pki);
+  Status OpenStorage();
+  Status LoadBuiltinSchemas();
+  Status BuildAudit();
+  Status BuildAdmission();
+  Status InstallApi();
+  void StartAggregator(const Pki& pki);
+  void InstallApiRoutes();
+  void InstallHealthAndMetrics();
+  http::Handler BuildChain();
+  Status Serve(const Pki& pki, http::Handler root, const std::string& kubeconfig_path);
+  void StartKubernetesService();
+  Status StartControlLoops(const Pki& pki);
+  void SetComponentStatuses();
 };
 
 App::App(Options options) : s_(std::make_unique<State>()) { s_->opts = std::move(options); }
@@ -176,32 +192,39 @@ Status BootstrapCatalogObjects(const endpoints::ApiRegistry& apis) {
   return SyncWait(api::BootstrapCatalog(find, std::move(served)));
 }
 
-}  // namespace
-
-Status App::Start() {
-  State& s = *s_;
-  const Options& o = s.opts;
+// The data dir and the PKI in it (generated on first start).
+StatusOr<Pki> PrepareDataDir(const Options& o) {
   RETURN_IF_ERROR(MakeDir(o.data_dir));
-
   PkiOptions pki_opts;
   pki_opts.service_cluster_ip_range = o.service_cluster_ip_range;
   auto pki = EnsurePki(o.data_dir + "/pki", pki_opts);
   if (!pki.ok()) return pki.status();
   for (const auto& f : pki->written) LogInfo("generated", {{"file", pki->dir + "/" + f}});
+  return pki;
+}
 
-  std::string cert_file = o.tls_cert_file.empty() ? pki->serving_cert_file : o.tls_cert_file;
-  std::string key_file = o.tls_private_key_file.empty() ? pki->serving_key_file : o.tls_private_key_file;
+}  // namespace
 
-  // Authentication: the union in kube's order, then system:authenticated and anonymous.
+// Authentication (the union in kube's order, then system:authenticated and anonymous) and the
+// authorizer union of --authorization-mode.
+Status App::State::BuildSecurity(const Pki& pki) {
+  State& s = *this;
+  const Options& o = s.opts;
   auto authentication = AuthenticationSetup::Create(
-      o, *pki, s.apis, [&s] { return ServerUrl(s.opts.bind_address, s.http ? s.http->port() : 0); });
+      o, pki, s.apis, [&s] { return ServerUrl(s.opts.bind_address, s.http ? s.http->port() : 0); });
   if (!authentication.ok()) return authentication.status();
   s.authentication = std::move(*authentication);
   auto authorization = BuildAuthorizer(o, s.apis);
   if (!authorization.ok()) return authorization.status();
   s.authorization = std::move(*authorization);
+  return Status();
+}
 
-  // Storage: the embedded store in the data dir, or etcd with --etcd-servers (cmd/storage_setup.h).
+// The embedded store in the data dir, or etcd with --etcd-servers (cmd/storage_setup.h); the object
+// store over it and the watch caches in front.
+Status App::State::OpenStorage() {
+  State& s = *this;
+  const Options& o = s.opts;
   auto storage_setup = StorageSetup::Open(o, s.metrics);
   if (!storage_setup.ok()) return storage_setup.status();
   s.storage = std::move(*storage_setup);
@@ -215,8 +238,12 @@ Status App::Start() {
   wc.progress_reliable = s.storage->WatchProgressReliable(*s.backend);  // etcd before 3.4.31: reads go to etcd
   s.caches = std::make_unique<storage::CacherFactory>(
       wc, *s.backend, static_cast<storage::BackendObjectStore&>(*s.objects), &s.metrics, o.etcd_prefix);
+  return Status();
+}
 
-  // The API: built-in schemas, then every group's resources.
+// The built-in schemas every resource's validation, defaulting, OpenAPI and protobuf use.
+Status App::State::LoadBuiltinSchemas() {
+  State& s = *this;
   s.schemas = std::make_unique<apimachinery::SchemaRegistry>();
   auto schemas_start = std::chrono::steady_clock::now();
   RETURN_IF_ERROR(LoadSchemas(*s.schemas));
@@ -224,7 +251,13 @@ Status App::Start() {
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - schemas_start).count();
     LogInfo("built-in schemas loaded", {{"definitions", static_cast<uint64_t>(s.schemas->size())}, {"ms", ms}});
   }
-  // Auditing: the policy and backends; protobuf bodies are decoded for the events once the codec exists.
+  return Status();
+}
+
+// Auditing: the policy and backends; protobuf bodies are decoded for the events once the codec exists.
+Status App::State::BuildAudit() {
+  State& s = *this;
+  const Options& o = s.opts;
   auto audit = AuditSetup::Create(
       o.audit, s.metrics,
       [&s](std::string_view, std::string_view body) -> std::optional<boost::json::value> {
@@ -235,7 +268,13 @@ Status App::Start() {
       });
   if (!audit.ok()) return audit.status();
   s.audit = std::move(*audit);
-  // Admission: kube's default plugins (those Capstan has), adjusted by the flags.
+  return Status();
+}
+
+// Admission: kube's default plugins (those Capstan has), adjusted by the flags.
+Status App::State::BuildAdmission() {
+  State& s = *this;
+  const Options& o = s.opts;
   admission::PluginDeps pdeps;
   pdeps.namespace_lookup = [&s](const std::string& name) -> Task<StatusOr<registry::Object>> {
     auto snap = s.apis.Snapshot();
@@ -296,7 +335,14 @@ Status App::Start() {
   if (!admission_chain->not_implemented.empty()) {
     LogWarn("admission plugins enabled but not available yet", {{"plugins", Join(admission_chain->not_implemented, ",")}});
   }
+  return Status();
+}
 
+// The API: every group's resources, the objects every cluster starts with, the CRD loop, and the
+// handler that serves /api and /apis with the protobuf codec.
+Status App::State::InstallApi() {
+  State& s = *this;
+  const Options& o = s.opts;
   registry::GroupDeps deps;
   deps.store = &s.caches->Store();
   deps.store_for = [&s](const std::string& root, const registry::ResourceInfo& info,
@@ -310,45 +356,46 @@ Status App::Start() {
   api::core::CoreOptions core_opts;
   core_opts.service_cluster_ip_range = o.service_cluster_ip_range;
   core_opts.service_node_port_range = o.service_node_port_range;
-  endpoints::InstallResources(s.apis, api::core::Install(deps, core_opts));
-  endpoints::InstallResources(s.apis, api::core::ComponentStatuses(deps, s.component_statuses));
-  endpoints::InstallResources(s.apis, api::coordination::Install(deps));
-  endpoints::InstallResources(s.apis, api::apps::Install(deps));
-  endpoints::InstallResources(s.apis, api::batch::Install(deps));
-  endpoints::InstallResources(s.apis, api::autoscaling::Install(deps));
-  endpoints::InstallResources(s.apis, api::policy::Install(deps));
-  for (auto& group : api::CatalogGroups(deps)) endpoints::InstallResources(s.apis, std::move(group));
-  endpoints::InstallResources(s.apis, s.authentication->AuthenticationApi(deps));
-  endpoints::InstallResources(s.apis, s.authentication->ServiceAccountTokenApi(deps));
   s.crd_signal = std::make_shared<api::apiextensions::CrdChangeSignal>();
-  endpoints::InstallResources(s.apis, api::apiextensions::Install(deps, s.crd_signal));
-  endpoints::InstallResources(s.apis, api::rbac::Install(deps, s.authorization->RbacOptions()));
-  endpoints::InstallResources(s.apis, api::authorization::Install(deps, s.authorization->ReviewOptions()));
+  // The groups in discovery order, one line each (a group's Install lists its resources: src/api/<group>/).
+  std::vector<std::vector<registry::RestResource>> groups;
+  groups.push_back(api::core::Install(deps, core_opts));
+  groups.push_back(api::core::ComponentStatuses(deps, s.component_statuses));
+  groups.push_back(api::coordination::Install(deps));
+  groups.push_back(api::apps::Install(deps));
+  groups.push_back(api::batch::Install(deps));
+  groups.push_back(api::autoscaling::Install(deps));
+  groups.push_back(api::policy::Install(deps));
+  for (auto& group : api::CatalogGroups(deps)) groups.push_back(std::move(group));
+  groups.push_back(s.authentication->AuthenticationApi(deps));
+  groups.push_back(s.authentication->ServiceAccountTokenApi(deps));
+  groups.push_back(api::apiextensions::Install(deps, s.crd_signal));
+  groups.push_back(api::rbac::Install(deps, s.authorization->RbacOptions()));
+  groups.push_back(api::authorization::Install(deps, s.authorization->ReviewOptions()));
+  for (auto& group : groups) endpoints::InstallResources(s.apis, std::move(group));
   s.storage->RegisterResources(s.apis);
   RETURN_IF_ERROR(EnsureSystemNamespaces(s.apis));
   // The bootstrap RBAC policy (kube's rbac/bootstrap-roles hook) and the authorizers' informers.
   RETURN_IF_ERROR(s.authorization->Start());
   RETURN_IF_ERROR(BootstrapCatalogObjects(s.apis));  // after every group is installed
-  {
-    // Custom resources: cached like the built-ins, their JSON written with sorted keys as kube's
-    // unstructured encoder does.
-    api::apiextensions::CrdController::Options co;
-    co.deps.deps = deps;
-    co.deps.deps.store_for = [&s](const std::string& root, const registry::ResourceInfo& info,
-                                  const std::shared_ptr<const registry::Strategy>& strategy) {
-      apimachinery::JsonWriteOptions json;
-      json.sort_keys = true;
-      return s.caches->For(root, info.group, info.resource,
-                           [strategy](const storage::Object& obj) { return strategy->SelectableFields(obj); }, json);
-    };
-    co.deps.builtin = std::shared_ptr<const apimachinery::SchemaRegistry>(s.schemas.get(), [](const apimachinery::SchemaRegistry*) {});
-    // Conversion webhooks: the admission webhooks' HTTP client and service resolution.
-    co.deps.webhook.http = &s.audit->webhook_http();
-    co.deps.webhook.resolve_service = MakeServiceResolver(s.apis);
-    co.deps.webhook.metrics = api::apiextensions::ConversionWebhookMetrics::Register(s.metrics);
-    s.crd_controller = std::make_unique<api::apiextensions::CrdController>(s.apis, s.crd_signal, std::move(co));
-    s.crd_controller->Start();
-  }
+  // Custom resources: cached like the built-ins, their JSON written with sorted keys as kube's
+  // unstructured encoder does.
+  api::apiextensions::CrdController::Options co;
+  co.deps.deps = deps;
+  co.deps.deps.store_for = [&s](const std::string& root, const registry::ResourceInfo& info,
+                                const std::shared_ptr<const registry::Strategy>& strategy) {
+    apimachinery::JsonWriteOptions json;
+    json.sort_keys = true;
+    return s.caches->For(root, info.group, info.resource,
+                         [strategy](const storage::Object& obj) { return strategy->SelectableFields(obj); }, json);
+  };
+  co.deps.builtin = std::shared_ptr<const apimachinery::SchemaRegistry>(s.schemas.get(), [](const apimachinery::SchemaRegistry*) {});
+  // Conversion webhooks: the admission webhooks' HTTP client and service resolution.
+  co.deps.webhook.http = &s.audit->webhook_http();
+  co.deps.webhook.resolve_service = MakeServiceResolver(s.apis);
+  co.deps.webhook.metrics = api::apiextensions::ConversionWebhookMetrics::Register(s.metrics);
+  s.crd_controller = std::make_unique<api::apiextensions::CrdController>(s.apis, s.crd_signal, std::move(co));
+  s.crd_controller->Start();
   endpoints::HandlerLimits limits;
   limits.max_body_bytes = static_cast<size_t>(o.max_request_body_bytes);
   limits.min_request_timeout_seconds = o.min_request_timeout;
@@ -357,44 +404,54 @@ Status App::Start() {
   s.protobuf = std::move(*codec);
   limits.protobuf = s.protobuf.get();
   s.api_handler = std::make_unique<endpoints::ApiHandler>(s.apis, limits);
+  return Status();
+}
+
+// The aggregation layer (APIServices backed by a service).
+void App::State::StartAggregator(const Pki& pki) {
+  State& s = *this;
+  const Options& o = s.opts;
+  // The aggregation layer sees /apis first (kube-aggregator in front of the local handlers): the
+  // front-proxy client certificate (--proxy-client-cert-file/--proxy-client-key-file, else the
+  // generated one) and service resolution as for the admission webhooks.
+  aggregator::AggregatorOptions ao;
+  ao.http = &s.audit->webhook_http();
+  ao.resolve_service = MakeServiceResolver(s.apis);
+  auto cert = ReadFileToString(o.proxy_client_cert_file.empty() ? pki.front_proxy_client_cert_file
+                                                               : o.proxy_client_cert_file);
+  auto key = ReadFileToString(o.proxy_client_key_file.empty() ? pki.front_proxy_client_key_file
+                                                             : o.proxy_client_key_file);
+  if (cert.ok() && key.ok()) {
+    ao.proxy_client_cert_pem = *cert;
+    ao.proxy_client_key_pem = *key;
+  } else {
+    LogWarn("aggregator: no proxy client certificate", {{"error", cert.ok() ? key.status().message() : cert.status().message()}});
+  }
+  // kube-system/extension-apiserver-authentication for aggregated servers.
+  aggregator::AuthenticationInfo info;
+  const auto& ac = o.authentication;
+  if (auto ca = ReadFileToString(o.client_ca_file.empty() ? pki.ca_cert_file : o.client_ca_file); ca.ok()) {
+    info.client_ca_pem = *ca;
+  }
+  if (!ac.requestheader_client_ca_file.empty()) {
+    if (auto ca = ReadFileToString(ac.requestheader_client_ca_file); ca.ok()) info.requestheader_ca_pem = *ca;
+    info.allowed_names = ac.requestheader_allowed_names;
+    info.username_headers = ac.requestheader_username_headers;
+    info.uid_headers = ac.requestheader_uid_headers;
+    info.group_headers = ac.requestheader_group_headers;
+    info.extra_headers_prefix = ac.requestheader_extra_headers_prefix;
+  }
+  ao.authentication_info = std::move(info);
+  ao.metrics = &s.metrics;
+  s.aggregator = std::make_unique<aggregator::Aggregator>(s.apis, std::move(ao));
+  s.aggregator->Start();
+}
+
+// /api, /apis (the aggregator first), the service-account issuer's discovery and /openapi.
+void App::State::InstallApiRoutes() {
+  State& s = *this;
   auto api = [&s](http::RequestContext& ctx) -> Task<void> { co_await s.api_handler->Handle(ctx); };
   s.router.HandlePrefix("/api", api);
-  {
-    // The aggregation layer sees /apis first (kube-aggregator in front of the local handlers): the
-    // front-proxy client certificate (--proxy-client-cert-file/--proxy-client-key-file, else the
-    // generated one) and service resolution as for the admission webhooks.
-    aggregator::AggregatorOptions ao;
-    ao.http = &s.audit->webhook_http();
-    ao.resolve_service = MakeServiceResolver(s.apis);
-    auto cert = ReadFileToString(o.proxy_client_cert_file.empty() ? pki->front_proxy_client_cert_file
-                                                                 : o.proxy_client_cert_file);
-    auto key = ReadFileToString(o.proxy_client_key_file.empty() ? pki->front_proxy_client_key_file
-                                                               : o.proxy_client_key_file);
-    if (cert.ok() && key.ok()) {
-      ao.proxy_client_cert_pem = *cert;
-      ao.proxy_client_key_pem = *key;
-    } else {
-      LogWarn("aggregator: no proxy client certificate", {{"error", cert.ok() ? key.status().message() : cert.status().message()}});
-    }
-    // kube-system/extension-apiserver-authentication for aggregated servers.
-    aggregator::AuthenticationInfo info;
-    const auto& ac = o.authentication;
-    if (auto ca = ReadFileToString(o.client_ca_file.empty() ? pki->ca_cert_file : o.client_ca_file); ca.ok()) {
-      info.client_ca_pem = *ca;
-    }
-    if (!ac.requestheader_client_ca_file.empty()) {
-      if (auto ca = ReadFileToString(ac.requestheader_client_ca_file); ca.ok()) info.requestheader_ca_pem = *ca;
-      info.allowed_names = ac.requestheader_allowed_names;
-      info.username_headers = ac.requestheader_username_headers;
-      info.uid_headers = ac.requestheader_uid_headers;
-      info.group_headers = ac.requestheader_group_headers;
-      info.extra_headers_prefix = ac.requestheader_extra_headers_prefix;
-    }
-    ao.authentication_info = std::move(info);
-    ao.metrics = &s.metrics;
-    s.aggregator = std::make_unique<aggregator::Aggregator>(s.apis, std::move(ao));
-    s.aggregator->Start();
-  }
   s.router.HandlePrefix("/apis", [&s](http::RequestContext& ctx) -> Task<void> {
     if (co_await s.aggregator->Handle(ctx)) co_return;
     co_await s.api_handler->Handle(ctx);
@@ -403,7 +460,11 @@ Status App::Start() {
   s.openapi = std::make_unique<endpoints::OpenApiHandler>(s.apis, s.schemas.get(), GitVersion());
   s.router.Handle("/openapi/v2", [&s](http::RequestContext& ctx) -> Task<void> { co_await s.openapi->HandleV2(ctx); });
   s.router.HandlePrefix("/openapi/v3", [&s](http::RequestContext& ctx) -> Task<void> { co_await s.openapi->HandleV3(ctx); });
+}
 
+// /healthz, /livez, /readyz with their checks, /version, /metrics and the root paths.
+void App::State::InstallHealthAndMetrics() {
+  State& s = *this;
   server::AddProcessMetrics(s.metrics);
   s.request_metrics = std::make_unique<server::RequestMetrics>(s.metrics);
 
@@ -430,7 +491,12 @@ Status App::Start() {
   server::InstallVersion(s.router, server::CurrentVersionInfo(kKubeMajor, kKubeMinor, GitVersion()));
   server::InstallMetrics(s.router, s.metrics);
   server::InstallRootPaths(s.router);
+}
 
+// The filter chain (server/handler_chain.cpp) around the router.
+http::Handler App::State::BuildChain() {
+  State& s = *this;
+  const Options& o = s.opts;
   server::ChainConfig chain;
   chain.authenticator = &s.authentication->authenticator();
   chain.authorizer = &s.authorization->authorizer();
@@ -441,54 +507,67 @@ Status App::Start() {
   chain.max_requests_inflight = o.max_requests_inflight;
   chain.max_mutating_requests_inflight = o.max_mutating_requests_inflight;
   chain.audit = s.audit->ChainConfig();
-  http::Handler root = server::BuildHandlerChain(
+  return server::BuildHandlerChain(
       [&s](http::RequestContext& ctx) -> Task<void> { co_await s.router.Dispatch(ctx); }, chain);
+}
 
+// The HTTPS listener; admin.kubeconfig is written once the port is known, before the first request.
+Status App::State::Serve(const Pki& pki, http::Handler root, const std::string& kubeconfig_path) {
+  State& s = *this;
+  const Options& o = s.opts;
   server::HttpServerOptions hopts;
   hopts.bind_address = o.bind_address;
   hopts.port = o.secure_port;
-  hopts.tls_cert_file = cert_file;
-  hopts.tls_private_key_file = key_file;
+  hopts.tls_cert_file = o.tls_cert_file.empty() ? pki.serving_cert_file : o.tls_cert_file;
+  hopts.tls_private_key_file = o.tls_private_key_file.empty() ? pki.serving_key_file : o.tls_private_key_file;
   hopts.limits.max_body_bytes = static_cast<size_t>(o.max_request_body_bytes);
   s.http = std::make_unique<server::HttpServer>(hopts, std::move(root));
-  std::string kubeconfig_path = o.data_dir + "/admin.kubeconfig";
   Status written;
   Status st = s.http->Start([&](int port) {
     AdminKubeconfig admin;
     admin.server_url = ServerUrl(o.bind_address, port);
-    admin.ca_cert_pem = pki->ca_cert_pem;
-    admin.client_cert_pem = pki->admin_cert_pem;
-    admin.client_key_pem = pki->admin_key_pem;
+    admin.ca_cert_pem = pki.ca_cert_pem;
+    admin.client_cert_pem = pki.admin_cert_pem;
+    admin.client_key_pem = pki.admin_key_pem;
     written = WriteAdminKubeconfig(kubeconfig_path, admin);
   });
   RETURN_IF_ERROR(st);
   RETURN_IF_ERROR(written);
-  {
-    auto snap = s.apis.Snapshot();
-    const auto* services = snap->FindResource("", "v1", "services", "");
-    const auto* endpoints = snap->FindResource("", "v1", "endpoints", "");
-    auto range = registry::IpRange::Parse(Split(o.service_cluster_ip_range, ',')[0]);
-    if (services && endpoints && range.ok()) {
-      api::core::KubernetesServiceController::Config kc;
-      kc.services = services->storage.get();
-      kc.endpoints = endpoints->storage.get();
-      kc.store = s.objects.get();
-      kc.prefix = o.etcd_prefix;
-      kc.cluster_ip = range->First().String();
-      kc.public_ip = api::core::KubernetesServiceController::ChoosePublicIp(o.advertise_address, o.bind_address);
-      kc.port = s.http->port();
-      if (const auto* slices = snap->FindResource("discovery.k8s.io", "v1", "endpointslices", "")) {
-        kc.endpoint_slices = api::discovery::EndpointSliceMirror(slices->storage);
-      }
-      s.kubernetes_service = std::make_unique<api::core::KubernetesServiceController>(std::move(kc));
-      s.kubernetes_service->Start();
-    }
-  }
+  return Status();
+}
 
-  // The control loops, in process, acting through the API (src/controllers/).
+// The default/kubernetes Service and Endpoints (kube's bootstrap controller).
+void App::State::StartKubernetesService() {
+  State& s = *this;
+  const Options& o = s.opts;
+  auto snap = s.apis.Snapshot();
+  const auto* services = snap->FindResource("", "v1", "services", "");
+  const auto* endpoints = snap->FindResource("", "v1", "endpoints", "");
+  auto range = registry::IpRange::Parse(Split(o.service_cluster_ip_range, ',')[0]);
+  if (services && endpoints && range.ok()) {
+    api::core::KubernetesServiceController::Config kc;
+    kc.services = services->storage.get();
+    kc.endpoints = endpoints->storage.get();
+    kc.store = s.objects.get();
+    kc.prefix = o.etcd_prefix;
+    kc.cluster_ip = range->First().String();
+    kc.public_ip = api::core::KubernetesServiceController::ChoosePublicIp(o.advertise_address, o.bind_address);
+    kc.port = s.http->port();
+    if (const auto* slices = snap->FindResource("discovery.k8s.io", "v1", "endpointslices", "")) {
+      kc.endpoint_slices = api::discovery::EndpointSliceMirror(slices->storage);
+    }
+    s.kubernetes_service = std::make_unique<api::core::KubernetesServiceController>(std::move(kc));
+    s.kubernetes_service->Start();
+  }
+}
+
+// The control loops, in process, acting through the API (src/controllers/).
+Status App::State::StartControlLoops(const Pki& pki) {
+  State& s = *this;
+  const Options& o = s.opts;
   controllers::ControllerManagerOptions co;
   if (!o.controllers.empty()) co.controllers = o.controllers;
-  co.root_ca_pem = pki->ca_cert_pem;
+  co.root_ca_pem = pki.ca_cert_pem;
   if (const authn::ServiceAccountTokenGenerator* gen = s.authentication->authentication().token_generator()) {
     co.sign_legacy_token = [gen](const std::string& ns, const std::string& account, const std::string& uid,
                                  const std::string& secret) { return gen->GenerateLegacy(ns, {account, uid}, secret); };
@@ -504,45 +583,69 @@ Status App::Start() {
   co.namespace_controller.deletion_delay = sole_replica ? std::chrono::milliseconds(0) : std::chrono::milliseconds(5000);
   s.controllers = std::make_unique<controllers::ControllerManager>(s.apis, s.metrics, std::move(co));
   RETURN_IF_ERROR(s.controllers->Start());
-  // What componentstatuses reports (api/core/component_status.h): no scheduler; the controller manager
-  // while some replica's control loops hold the leader Lease; each --etcd-servers member's own health
-  // check (etcd-0: the embedded store's).
-  {
-    namespace core = api::core;
-    std::vector<core::ComponentProbe> probes;
-    probes.push_back({"scheduler", []() -> Task<core::ComponentHealth> {
-                        co_return core::RefusedProbe(core::kSchedulerHealthPort);
-                      }});
-    probes.push_back({"controller-manager", [&s]() -> Task<core::ComponentHealth> {
-                        if (s.controllers && s.controllers->IsLeader()) co_return core::ComponentHealth{"True", "ok", ""};
-                        auto snap = s.apis.Snapshot();
-                        const auto* leases = snap->FindResource("coordination.k8s.io", "v1", "leases", "");
-                        auto* getter = leases ? dynamic_cast<registry::Getter*>(leases->storage.get()) : nullptr;
-                        if (getter && s.opts.leader_elect) {
-                          registry::Context ctx;
-                          ctx.namespace_ = s.opts.leader_elect_resource_namespace;
-                          auto lease = co_await getter->Get(ctx, s.opts.leader_elect_resource_name, {});
-                          if (lease.ok() && core::LeaseHeld(*lease, apimachinery::Timestamp::Now())) {
-                            co_return core::ComponentHealth{"True", "ok", ""};
-                          }
+  return Status();
+}
+
+// What componentstatuses reports (api/core/component_status.h): no scheduler; the controller manager
+// while some replica's control loops hold the leader Lease; each --etcd-servers member's own health
+// check (etcd-0: the embedded store's).
+void App::State::SetComponentStatuses() {
+  State& s = *this;
+  namespace core = api::core;
+  std::vector<core::ComponentProbe> probes;
+  probes.push_back({"scheduler", []() -> Task<core::ComponentHealth> {
+                      co_return core::RefusedProbe(core::kSchedulerHealthPort);
+                    }});
+  probes.push_back({"controller-manager", [&s]() -> Task<core::ComponentHealth> {
+                      if (s.controllers && s.controllers->IsLeader()) co_return core::ComponentHealth{"True", "ok", ""};
+                      auto snap = s.apis.Snapshot();
+                      const auto* leases = snap->FindResource("coordination.k8s.io", "v1", "leases", "");
+                      auto* getter = leases ? dynamic_cast<registry::Getter*>(leases->storage.get()) : nullptr;
+                      if (getter && s.opts.leader_elect) {
+                        registry::Context ctx;
+                        ctx.namespace_ = s.opts.leader_elect_resource_namespace;
+                        auto lease = co_await getter->Get(ctx, s.opts.leader_elect_resource_name, {});
+                        if (lease.ok() && core::LeaseHeld(*lease, apimachinery::Timestamp::Now())) {
+                          co_return core::ComponentHealth{"True", "ok", ""};
                         }
-                        co_return core::RefusedProbe(core::kControllerManagerHealthPort);
+                      }
+                      co_return core::RefusedProbe(core::kControllerManagerHealthPort);
+                    }});
+  auto members = s.storage->MemberChecks(*s.backend);
+  for (size_t i = 0; i < members.size(); ++i) {
+    probes.push_back({"etcd-" + std::to_string(i), [check = members[i]]() -> Task<core::ComponentHealth> {
+                        Status st = co_await check();
+                        if (st.ok()) co_return core::ComponentHealth{"True", "ok", ""};
+                        co_return core::ComponentHealth{"False", "", st.message()};
                       }});
-    auto members = s.storage->MemberChecks(*s.backend);
-    for (size_t i = 0; i < members.size(); ++i) {
-      probes.push_back({"etcd-" + std::to_string(i), [check = members[i]]() -> Task<core::ComponentHealth> {
-                          Status st = co_await check();
-                          if (st.ok()) co_return core::ComponentHealth{"True", "ok", ""};
-                          co_return core::ComponentHealth{"False", "", st.message()};
-                        }});
-    }
-    s.component_statuses->Set(std::move(probes));
   }
+  s.component_statuses->Set(std::move(probes));
+}
+
+Status App::Start() {
+  State& s = *s_;
+  const Options& o = s.opts;
+  ASSIGN_OR_RETURN(Pki pki, PrepareDataDir(o));
+  RETURN_IF_ERROR(s.BuildSecurity(pki));
+  RETURN_IF_ERROR(s.OpenStorage());
+  RETURN_IF_ERROR(s.LoadBuiltinSchemas());
+  RETURN_IF_ERROR(s.BuildAudit());
+  RETURN_IF_ERROR(s.BuildAdmission());
+  RETURN_IF_ERROR(s.InstallApi());
+  s.StartAggregator(pki);
+  s.InstallApiRoutes();
+  s.InstallHealthAndMetrics();
+  const std::string kubeconfig_path = o.data_dir + "/admin.kubeconfig";
+  RETURN_IF_ERROR(s.Serve(pki, s.BuildChain(), kubeconfig_path));
+  s.StartKubernetesService();
+  RETURN_IF_ERROR(s.StartControlLoops(pki));
+  s.SetComponentStatuses();
   LogInfo("serving securely", {{"address", ServerUrl(o.bind_address, s.http->port())},
                                {"kubeconfig", kubeconfig_path},
                                {"version", GitVersion()}});
   return Status();
 }
+
 
 void App::Shutdown() {
   State& s = *s_;

@@ -1,8 +1,9 @@
 // cmd/app.h: the Capstan process: builds every layer from Options, serves, and shuts down gracefully.
 //
-// Start(): data dir, PKI, storage, authentication, authorization, routes, the filter chain and the
-// HTTPS listener; admin.kubeconfig is written once the port is known and before the first request is
-// accepted. Shutdown(): /readyz turns red, new non-long-running requests get 503, in-flight ones
+// Start() is a page of named steps (cmd/app.cpp): data dir and PKI, authentication and authorization,
+// storage, the built-in schemas, audit, admission, the API groups, the aggregator, the routes, the
+// filter chain and the HTTPS listener (admin.kubeconfig is written once the port is known and before
+// the first request is accepted), then the control loops. Shutdown(): /readyz turns red, new non-long-running requests get 503, in-flight ones
 // finish (bounded), watches end, then the listener and storage close. Start and Shutdown are called
 // from the main thread.
 #pragma once
@@ -25,8 +26,10 @@ class App {
   void Shutdown();
   int port() const;
 
- private:
+  // Everything the process owns, and the steps of Start (opaque outside cmd/app.cpp).
   struct State;
+
+ private:
   std::unique_ptr<State> s_;
 };
 
