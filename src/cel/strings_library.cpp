@@ -122,8 +122,22 @@ std::string GoReplace(const std::string& s, const std::string& old, const std::s
 Value Replace(EvalContext& ctx, const Value* a, size_t n) {
   if (n < 3 || n > 4 || a[0].kind() != Kind::kString || a[1].kind() != Kind::kString || a[2].kind() != Kind::kString) return NoSuchOverload();
   if (n == 4 && a[3].kind() != Kind::kInt) return NoSuchOverload();
-  ctx.Charge(SizeCost(a[0]) + SizeCost(a[2]));
-  return Value::String(GoReplace(a[0].str(), a[1].str(), a[2].str(), n == 4 ? a[3].int_value() : -1));
+  const std::string& str = a[0].str();
+  const std::string& old = a[1].str();
+  const std::string& with = a[2].str();
+  int64_t limit = n == 4 ? a[3].int_value() : -1;
+  // Charge for the result before building it: an empty `old` inserts `with` at every code point,
+  // so the output can be far larger than the inputs.
+  uint64_t count = 0;
+  if (old.empty()) {
+    count = static_cast<uint64_t>(CodePointCount(str)) + 1;
+  } else {
+    for (size_t p = str.find(old); p != std::string::npos; p = str.find(old, p + old.size())) ++count;
+  }
+  if (limit >= 0 && static_cast<uint64_t>(limit) < count) count = static_cast<uint64_t>(limit);
+  uint64_t out_size = str.size() + count * with.size();
+  if (!ctx.Charge(SizeCost(a[0]) + (out_size + 9) / 10)) return NoSuchOverload();
+  return Value::String(GoReplace(str, old, with, limit));
 }
 
 Value Split(EvalContext& ctx, const Value* a, size_t n) {

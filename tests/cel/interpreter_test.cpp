@@ -98,6 +98,14 @@ TEST(CelInterpreter, Strings) {
   EXPECT_EQ(EvalToString("strings.quote('a\"b')"), "\"\"a\\\"b\"\"");
 }
 
+TEST(CelInterpreter, GrowingStringsAreChargedBeforeTheyAreBuilt) {
+  // Each replace multiplies the length by 11: the seventh would build 38 MB; the cost limit stops it first.
+  EXPECT_EQ(EvalToString("'a'.replace('', 'aaaaaaaaaa').replace('', 'aaaaaaaaaa').replace('', 'aaaaaaaaaa')"
+                         ".replace('', 'aaaaaaaaaa').replace('', 'aaaaaaaaaa').replace('', 'aaaaaaaaaa')"
+                         ".replace('', 'aaaaaaaaaa').size()"),
+            "error: operation cancelled: actual cost limit exceeded");
+}
+
 TEST(CelCompile, Errors) {
   EXPECT_EQ(EvalToString("1 + "), "compile: ERROR: <input>:1:5: Syntax error: mismatched input '<EOF>' expecting "
                                   "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, "

@@ -171,6 +171,14 @@ TEST_P(CrdValidationRulesTest, TransitionRulesRatchetingAndStatus) {
             std::string::npos)
       << too_many.err;
 
+  // A value of the wrong type blocks the rules, as kube's hasBlockingErr does.
+  auto wrong = K({"apply", "-f", "-"}, "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w3\nspec:\n  replicas: many\n");
+  EXPECT_NE(wrong.exit_code, 0);
+  EXPECT_NE(wrong.err.find("some validation rules were not checked because the object was invalid; correct the existing "
+                           "errors to complete validation"),
+            std::string::npos)
+      << wrong.err;
+
   // oldSelf: changing the owner is refused.
   auto owner = K({"patch", "widget", "w", "--type=merge", "-p", R"({"spec":{"owner":"bob"}})"});
   EXPECT_NE(owner.exit_code, 0);
@@ -182,6 +190,8 @@ TEST_P(CrdValidationRulesTest, TransitionRulesRatchetingAndStatus) {
   ASSERT_EQ(K({"apply", "-f", "-"}, WidgetCrd(5)).exit_code, 0);
   auto label = K({"label", "widget", "w", "team=a"});
   EXPECT_EQ(label.exit_code, 0) << label.err;
+  // kube reports the ratcheted rule failure as a warning.
+  EXPECT_NE(label.err.find("Warning: spec: Invalid value: \"object\": too many replicas"), std::string::npos) << label.err;
   // ... one that changes spec is refused.
   auto color = K({"patch", "widget", "w", "--type=merge", "-p", R"({"spec":{"color":"red"}})"});
   EXPECT_NE(color.exit_code, 0);

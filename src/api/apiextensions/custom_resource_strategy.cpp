@@ -189,34 +189,38 @@ void CustomResourceStrategy::PrepareForUpdate(const registry::Context& ctx, Obje
   DefaultStrategy::PrepareForUpdate(ctx, obj, old);
 }
 
-void CustomResourceStrategy::ValidateRules(const Object& obj, const Object* old, ErrorList& errs) const {
+void CustomResourceStrategy::ValidateRules(const registry::Context& ctx, const Object& obj, const Object* old, ErrorList& errs) const {
   if (!c_.rules) return;
+  // kube's hasBlockingErr: these schema errors mean the rules would see data of the wrong shape.
   for (const auto& e : errs) {
-    if (e.type == FieldErrorType::kTypeInvalid) {
+    if (e.type == FieldErrorType::kNotSupported || e.type == FieldErrorType::kRequired || e.type == FieldErrorType::kTooLong ||
+        e.type == FieldErrorType::kTooMany || e.type == FieldErrorType::kTypeInvalid) {
       errs.push_back(InvalidError(FieldPath("<nil>"), json::value(),
                                   "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"));
       return;
     }
   }
   json::value v(obj);
+  std::vector<std::string> ratcheted;
   if (old) {
     json::value o(*old);
-    c_.rules->Validate(v, &o, errs, nullptr);
+    c_.rules->Validate(v, &o, errs, &ratcheted);
   } else {
-    c_.rules->Validate(v, nullptr, errs, nullptr);
+    c_.rules->Validate(v, nullptr, errs, &ratcheted);
   }
+  for (auto& w : ratcheted) ctx.Warn(std::move(w));  // the request scope keeps each warning once
 }
 
-ErrorList CustomResourceStrategy::Validate(const registry::Context&, const Object& obj) const {
+ErrorList CustomResourceStrategy::Validate(const registry::Context& ctx, const Object& obj) const {
   ErrorList errs = ValidateSchema(obj);
-  ValidateRules(obj, nullptr, errs);
+  ValidateRules(ctx, obj, nullptr, errs);
   return errs;
 }
 
-ErrorList CustomResourceStrategy::ValidateUpdate(const registry::Context&, const Object& obj, const Object& old) const {
+ErrorList CustomResourceStrategy::ValidateUpdate(const registry::Context& ctx, const Object& obj, const Object& old) const {
   ErrorList errs = ValidateSchema(obj);
   RatchetSchemaErrors(errs, json::value(obj), json::value(old));
-  ValidateRules(obj, &old, errs);
+  ValidateRules(ctx, obj, &old, errs);
   return errs;
 }
 
@@ -260,7 +264,7 @@ ErrorList CustomResourceStatusStrategy::ValidateUpdate(const registry::Context& 
   ErrorList schema_errs = cr_->ValidateSchema(obj);
   RatchetSchemaErrors(schema_errs, json::value(obj), json::value(old));
   for (auto& e : schema_errs) errs.push_back(std::move(e));
-  cr_->ValidateRules(obj, &old, errs);
+  cr_->ValidateRules(ctx, obj, &old, errs);
   return errs;
 }
 

@@ -53,8 +53,10 @@ class CustomResourceStrategy : public registry::DefaultStrategy {
   // Schema validation of the whole object.
   ErrorList ValidateSchema(const Object& obj) const;
   // The CEL rules on the object (old: the stored object on updates), appended to errs unless the
-  // schema validation found a wrong type (then kube's "some validation rules were not checked").
-  void ValidateRules(const Object& obj, const Object* old, ErrorList& errs) const;
+  // schema validation found a blocking error (a wrong type, a missing required field, an unsupported
+  // enum value, too long, too many: then kube's "some validation rules were not checked").
+  // Ratcheted rule failures become warnings of the request, as kube adds them.
+  void ValidateRules(const registry::Context& ctx, const Object& obj, const Object* old, ErrorList& errs) const;
 
  private:
   Config c_;
