@@ -42,6 +42,7 @@
 #include "cmd/authentication.h"
 #include "cmd/kubeconfig.h"
 #include "cmd/pki.h"
+#include "cmd/serving_cert.h"
 #include "cmd/version.h"
 #include "cmd/webhook_setup.h"
 #include "server/handler_chain.h"
@@ -201,6 +202,27 @@ StatusOr<Pki> PrepareDataDir(const Options& o) {
   if (!pki.ok()) return pki.status();
   for (const auto& f : pki->written) LogInfo("generated", {{"file", pki->dir + "/" + f}});
   return pki;
+}
+
+// The serving pair as kube chooses it (--tls-*, else --cert-dir, generated there when absent), else
+// the PKI's (cmd/serving_cert.h).
+StatusOr<ServingCertFiles> ChooseServingPair(const Options& o, const Pki& pki) {
+  ServingCertOptions serving;
+  serving.tls_cert_file = o.tls_cert_file;
+  serving.tls_private_key_file = o.tls_private_key_file;
+  serving.cert_dir = o.cert_dir;
+  serving.bind_address = o.bind_address;
+  serving.public_address = api::core::KubernetesServiceController::ChoosePublicIp(o.advertise_address, o.bind_address);
+  if (auto range = registry::IpRange::Parse(Split(o.service_cluster_ip_range, ',')[0]); range.ok()) {
+    serving.service_ip = range->First().String();
+  }
+  auto pair = ResolveServingCert(serving);
+  if (!pair.ok()) return pair.status();
+  if (!*pair) return ServingCertFiles{pki.serving_cert_file, pki.serving_key_file, false};
+  if ((*pair)->generated) {
+    LogInfo("Generated self-signed cert", {{"cert", (*pair)->cert_file}, {"key", (*pair)->key_file}});
+  }
+  return std::move(**pair);
 }
 
 }  // namespace
@@ -518,8 +540,10 @@ Status App::State::Serve(const Pki& pki, http::Handler root, const std::string& 
   server::HttpServerOptions hopts;
   hopts.bind_address = o.bind_address;
   hopts.port = o.secure_port;
-  hopts.tls_cert_file = o.tls_cert_file.empty() ? pki.serving_cert_file : o.tls_cert_file;
-  hopts.tls_private_key_file = o.tls_private_key_file.empty() ? pki.serving_key_file : o.tls_private_key_file;
+  auto pair = ChooseServingPair(o, pki);
+  if (!pair.ok()) return pair.status();
+  hopts.tls_cert_file = pair->cert_file;
+  hopts.tls_private_key_file = pair->key_file;
   hopts.limits.max_body_bytes = static_cast<size_t>(o.max_request_body_bytes);
   s.http = std::make_unique<server::HttpServer>(hopts, std::move(root));
   Status written;

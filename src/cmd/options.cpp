@@ -104,6 +104,7 @@ const std::map<std::string, Setter>& Setters() {
          o.secure_port = static_cast<int>(p);
          return Status();
        }},
+      {"cert-dir", [](Options& o, const std::string& v) { o.cert_dir = v; return Status(); }},
       {"tls-cert-file", [](Options& o, const std::string& v) { o.tls_cert_file = v; return Status(); }},
       {"tls-private-key-file", [](Options& o, const std::string& v) { o.tls_private_key_file = v; return Status(); }},
       {"proxy-client-cert-file", [](Options& o, const std::string& v) { o.proxy_client_cert_file = v; return Status(); }},
@@ -395,6 +396,7 @@ ParseOutcome ParseOptions(const std::vector<std::string>& args) {
     if (!st.ok()) return error(st.message());
   }
   o.ignored.assign(ignored.begin(), ignored.end());
+  if (o.cert_dir && !o.cert_dir->empty() && !o.given.count("data-dir")) o.data_dir = *o.cert_dir + "/capstan-data";
   return out;
 }
 

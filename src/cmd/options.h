@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,10 @@ struct Options {
   int secure_port = 6443;
   std::string tls_cert_file;
   std::string tls_private_key_file;
+  // --cert-dir, only when given: the serving pair is <cert-dir>/apiserver.crt|key, generated there when
+  // absent (cmd/serving_cert.h). Without --data-dir, the data dir is then <cert-dir>/capstan-data, so that
+  // a process started as kube-apiserver (envtest) keeps everything in the folder it was handed.
+  std::optional<std::string> cert_dir;
   int64_t max_request_body_bytes = 3 * 1024 * 1024;
   std::vector<std::string> cors_allowed_origins;
   int max_requests_inflight = 400;
