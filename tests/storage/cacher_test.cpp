@@ -438,6 +438,35 @@ TEST_F(CacherTest, SendInitialEventsEndsWithAnAnnotatedBookmark) {
   EXPECT_EQ(Describe(got), (std::vector<std::string>{"ADDED c@" + RvOf(c)}));
 }
 
+TEST_F(CacherTest, WithoutInOrderProgressAnswersAStreamingListServesTheStoresState) {
+  // etcd before 3.4.31 (Debian 12's 3.4.23): client-go's watch-list (sendInitialEvents, resourceVersion
+  // "") needs the state at the store's current revision, which other resources' writes move on; no
+  // progress answer can prove the cache got there. The state then comes from the store (before, every
+  // streaming list failed with "Too large resource version" and client-go retried for ever).
+  CacherConfig c = Config();
+  c.fresh_timeout = std::chrono::seconds(30);
+  c.progress_reliable = [] { return false; };
+  Create("ns", "a");
+  Cacher& cache = MakeCacher(std::move(c));
+  auto other = SyncWait(store_->Create("/registry/secrets/ns/s", MakeConfigMap("ns", "s", "v", ""), 0));
+  ASSERT_TRUE(other.ok());
+  WatchOptions wo;
+  wo.send_initial_events = true;
+  wo.progress_notify = true;
+  auto w = cache.Watch("/registry/configmaps/ns", wo);
+  ASSERT_TRUE(w.ok());
+  auto events = CollectEvents(**w, 2);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].type, ObjectEvent::Type::kAdded) << events[0].error.message();
+  EXPECT_EQ(events[1].type, ObjectEvent::Type::kBookmark);
+  EXPECT_EQ(json::serialize(events[1].object),
+            "{\"metadata\":{\"resourceVersion\":\"" + std::to_string(Revision()) +
+                "\",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}}}");
+  // Changes after the store's revision follow, once each.
+  auto b = Create("ns", "b");
+  EXPECT_EQ(Describe(CollectEvents(**w, 1)), (std::vector<std::string>{"ADDED b@" + RvOf(b)}));
+}
+
 TEST_F(CacherTest, PeriodicBookmarksAndTimeoutsFollowTheClock) {
   FakeClock clock;
   CacherConfig c = Config();

@@ -298,6 +298,30 @@ Task<StatusOr<ListResult>> CacherCore::GetList(const std::string& key, const Lis
   co_return out;
 }
 
+Task<StatusOr<std::pair<std::vector<CachedObjectPtr>, int64_t>>> CacherCore::StoreState(const WatchFilter& f) {
+  std::vector<CachedObjectPtr> objects;
+  int64_t rev = 0;
+  std::string from = f.key;
+  const std::string end = f.recursive ? PrefixEnd(f.key) : "";
+  while (true) {
+    RangeRequest req;
+    req.key = from;
+    req.range_end = end;
+    req.revision = rev;
+    req.limit = f.recursive ? config.list_page_size : 0;
+    auto resp = co_await config.backend->Range(std::move(req));
+    if (!resp.ok()) co_return resp.TakeStatus();
+    if (rev == 0) rev = resp->revision;
+    for (auto& kv : resp->kvs) {
+      auto obj = MakeObject(kv.key, kv.value, kv.mod_revision);
+      if (obj.ok()) objects.push_back(std::move(*obj));
+    }
+    if (!f.recursive || !resp->more || resp->kvs.empty()) break;
+    from = resp->kvs.back().key + std::string(1, '\0');
+  }
+  co_return std::make_pair(std::move(objects), rev);
+}
+
 StatusOr<std::unique_ptr<ObjectWatch>> CacherCore::Watch(const std::string& key, const WatchOptions& opts) {
   auto rv = ParseResourceVersion(opts.resource_version);
   if (!rv.ok()) return rv.TakeStatus();
@@ -315,6 +339,7 @@ Task<Status> CacherCore::StartWatch(CacheWatcher& w) {
   const int64_t requested = w.requested_revision();
   const bool rv_empty = opts.resource_version.empty();
   bool send_state = false;
+  std::optional<std::pair<std::vector<CachedObjectPtr>, int64_t>> store_state;  // the store's, at its revision
   int64_t start = -1;  // changes after it; -1: the cache's revision when registered
   if (opts.send_initial_events.value_or(false)) {
     // The streaming list: the state at least as fresh as asked ("": the store's current revision).
@@ -325,12 +350,22 @@ Task<Status> CacherCore::StartWatch(CacheWatcher& w) {
       need = *cur;
     }
     if (need > 0 && !co_await WaitFresh(need)) {
+      if (rv_empty && config.progress_reliable && !config.progress_reliable()) {
+        // etcd before 3.4.31 (Debian 12's 3.4.23): no progress answer can prove the cache fresh, and
+        // the revision moves with every other resource's writes. As kube's etcd3 watcher serves a
+        // streaming list without the cache, the state comes from the store at its revision; the
+        // cache's changes after that revision follow.
+        auto state = co_await StoreState(w.slot()->filter);
+        if (!state.ok()) co_return state.TakeStatus();
+        store_state = std::move(*state);
+      } else {
       int64_t have;
       {
         std::lock_guard lock(mu);
         have = cache.revision();
       }
       co_return TooLargeResourceVersionStatus(need, have);
+      }
     }
     send_state = true;
   } else if (opts.send_initial_events.has_value()) {
@@ -378,7 +413,12 @@ Task<Status> CacherCore::StartWatch(CacheWatcher& w) {
     std::lock_guard lock(mu);
     if (stopping) co_return Status(500, "InternalError", "the watch cache is shutting down");
     const int64_t rev = cache.revision();
-    if (send_state) {
+    if (send_state && store_state && store_state->second > rev) {
+      s.initial = std::move(store_state->first);
+      s.snapshot_revision = store_state->second;
+      if (opts.progress_notify) s.end_bookmark = store_state->second;
+      start = store_state->second;
+    } else if (send_state) {
       if (f.recursive) {
         cache.ForEachAt(rev, f.key, PrefixEnd(f.key), [&](const CachedObjectPtr& o) {
           s.initial.push_back(o);

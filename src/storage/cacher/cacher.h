@@ -16,7 +16,8 @@
 //    the store's goes to the store, which answers kube's 504.
 //  - WATCH: from "" / "0" (the state as ADDED events, then changes), from any revision the ring holds
 //    (older: an ERROR 410 "too old resource version"), or with sendInitialEvents (state, then a
-//    BOOKMARK annotated k8s.io/initial-events-end). Selector transitions become ADDED/DELETED, periodic
+//    BOOKMARK annotated k8s.io/initial-events-end; from "" on a backend without in-order progress
+//    answers, the state is the store's at its current revision, as kube's etcd3 watcher serves it). Selector transitions become ADDED/DELETED, periodic
 //    BOOKMARKs go to watchers that allow them (and one shortly before their timeout), and a watcher
 //    that falls too far behind is ended after what it holds (see cache_watcher.h).
 //  - GET: "" goes to the store; any other resourceVersion is served from the cache once fresh enough.

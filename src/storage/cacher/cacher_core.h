@@ -87,6 +87,8 @@ struct CacherCore : std::enable_shared_from_this<CacherCore> {
   void RemoveWatcher(const std::shared_ptr<WatcherSlot>& slot);
   // Waits (at most fresh_timeout) until the cache has seen `revision`.
   Task<bool> WaitFresh(int64_t revision);
+  // The objects under the watcher's key as the store has them now (consistent), and that revision.
+  Task<StatusOr<std::pair<std::vector<CachedObjectPtr>, int64_t>>> StoreState(const WatchFilter& f);
   void RequestProgress();
 
   // cacher_reflector.cpp: the storage list/watch loop and dispatch.
