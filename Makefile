@@ -4,7 +4,7 @@ DATA_DIR ?= ./capstan-data
 CMAKE_FLAGS ?= -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
 CTEST_FLAGS ?= --output-on-failure -j2
 
-.PHONY: all deps configure build run test unit e2e bench clean
+.PHONY: all deps configure build run test unit e2e conformance bench clean
 
 all: build
 
@@ -30,6 +30,16 @@ unit: build
 
 e2e: build
 	ctest --test-dir $(BUILD_DIR) $(CTEST_FLAGS) -L e2e
+
+# controller-runtime's envtest with Capstan as its kube-apiserver (tests/envtest/, a Go module; needs Go):
+# once on the etcd envtest starts (Debian's etcd), once on the embedded store with the etcd stand-in.
+ENVTEST_ASSETS ?= $(BUILD_DIR)/envtest-assets
+conformance: deps build
+	@command -v go >/dev/null 2>&1 || { echo "make conformance needs Go (go on PATH)"; exit 1; }
+	scripts/envtest-assets.sh --etcd $(ENVTEST_ASSETS)/etcd $(BUILD_DIR)/capstan
+	scripts/envtest-assets.sh --embedded $(ENVTEST_ASSETS)/embedded $(BUILD_DIR)/capstan
+	cd tests/envtest && KUBEBUILDER_ASSETS=$(abspath $(ENVTEST_ASSETS))/etcd go test -count=1 -v ./...
+	cd tests/envtest && KUBEBUILDER_ASSETS=$(abspath $(ENVTEST_ASSETS))/embedded go test -count=1 -v ./...
 
 bench: build
 	@echo "benchmarks live under bench/; see bench/README.md"

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cmd/app.h"
+#include "cmd/etcd_stand_in.h"
 #include "cmd/options.h"
 #include "util/log.h"
 #include "util/strings.h"
@@ -13,6 +14,9 @@
 int main(int argc, char** argv) {
   using namespace capstan;
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "etcd-stand-in") {
+    return cmd::RunEtcdStandIn(std::vector<std::string>(args.begin() + 1, args.end()));
+  }
   cmd::ParseOutcome parsed = cmd::ParseOptions(args);
   switch (parsed.kind) {
     case cmd::ParseOutcome::Kind::kHelp:
