@@ -4,11 +4,13 @@
 #include <boost/json.hpp>
 #include <map>
 
+#include "apimachinery/version_priority.h"
 #include "util/strings.h"
 
 namespace capstan::aggregator {
 
 namespace json = boost::json;
+namespace am = capstan::apimachinery;
 
 namespace {
 
@@ -25,58 +27,7 @@ const json::object* Obj(const json::object& o, std::string_view k) {
   return v && v->is_object() ? &v->as_object() : nullptr;
 }
 
-struct KubeVersion {
-  bool ok = false;
-  int64_t major = 0;
-  int type = 0;  // 2 GA, 1 beta, 0 alpha
-  int64_t minor = 0;
-};
-
-KubeVersion ParseKubeVersion(const std::string& v) {
-  KubeVersion out;
-  if (v.size() < 2 || v[0] != 'v') return out;
-  size_t i = 1;
-  auto digits = [&](int64_t& n) {
-    size_t start = i;
-    n = 0;
-    while (i < v.size() && v[i] >= '0' && v[i] <= '9' && i - start < 9) n = n * 10 + (v[i++] - '0');
-    return i > start && (i - start == 1 || v[start] != '0');
-  };
-  if (!digits(out.major)) return out;
-  if (i == v.size()) {
-    out.type = 2;
-    out.ok = true;
-    return out;
-  }
-  std::string_view rest = std::string_view(v).substr(i);
-  if (rest.starts_with("alpha")) {
-    out.type = 0;
-    i += 5;
-  } else if (rest.starts_with("beta")) {
-    out.type = 1;
-    i += 4;
-  } else {
-    return out;
-  }
-  if (!digits(out.minor) || i != v.size()) return out;
-  out.ok = true;
-  return out;
-}
-
 }  // namespace
-
-int CompareKubeAwareVersion(const std::string& a, const std::string& b) {
-  KubeVersion va = ParseKubeVersion(a), vb = ParseKubeVersion(b);
-  if (va.ok && vb.ok) {
-    if (va.type != vb.type) return va.type > vb.type ? 1 : -1;
-    if (va.major != vb.major) return va.major > vb.major ? 1 : -1;
-    if (va.minor != vb.minor) return va.minor > vb.minor ? 1 : -1;
-    return 0;
-  }
-  if (va.ok) return 1;
-  if (vb.ok) return -1;
-  return a < b ? 1 : (a > b ? -1 : 0);
-}
 
 std::optional<ApiServiceInfo> ParseApiService(const json::object& svc) {
   ApiServiceInfo info;
@@ -193,7 +144,7 @@ std::vector<GroupOrder> OrderGroups(const std::vector<ApiServiceInfo>& services)
   for (auto& [name, acc] : sorted) {
     std::stable_sort(acc.versions.begin(), acc.versions.end(), [](const ApiServiceInfo* x, const ApiServiceInfo* y) {
       if (x->version_priority != y->version_priority) return x->version_priority > y->version_priority;
-      return CompareKubeAwareVersion(x->version, y->version) > 0;
+      return am::KubeAwareVersionLess(x->version, y->version);
     });
     GroupOrder g;
     g.group = name;

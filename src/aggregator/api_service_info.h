@@ -56,9 +56,6 @@ struct GroupOrder {
 };
 std::vector<GroupOrder> OrderGroups(const std::vector<ApiServiceInfo>& services);
 
-// kube's version comparison (version.CompareKubeAwareVersionStrings): > 0 when a sorts before b.
-int CompareKubeAwareVersion(const std::string& a, const std::string& b);
-
 // An APIResourceList (legacy discovery of one group/version) as an APIVersionDiscovery entry.
 boost::json::object VersionDiscoveryFromResourceList(const boost::json::object& list, const std::string& group,
                                                      const std::string& version, bool stale);

@@ -145,13 +145,21 @@ StatusOr<FieldSelector> FieldSelector::Transform(const TransformFn& fn) const {
   return FieldSelector(std::move(next));
 }
 
-Status CheckFieldSelectorFields(const FieldSelector& sel, std::span<const std::string> supported, bool crd_style) {
+std::string DefaultFieldLabelConversionError(std::string_view label) {
+  return GoQuote(label) + " is not a known field selector: only \"metadata.name\", \"metadata.namespace\"";
+}
+
+std::string FieldLabelNotSupportedError(std::string_view label) {
+  return "field label not supported: " + std::string(label);
+}
+
+std::vector<std::string> DefaultSelectableFieldNames() { return {"metadata.name", "metadata.namespace"}; }
+
+Status CheckFieldSelectorFields(const FieldSelector& sel, std::span<const std::string> supported,
+                                const std::function<std::string(std::string_view field)>& unsupported) {
   for (const FieldRequirement& r : sel.Requirements()) {
     if (std::find(supported.begin(), supported.end(), r.field) != supported.end()) continue;
-    if (crd_style) {
-      return Err(GoQuote(r.field) + " is not a known field selector: only \"metadata.name\", \"metadata.namespace\"");
-    }
-    return Err("field label not supported: " + r.field);
+    return Err(unsupported(r.field));
   }
   return Status::Ok();
 }

@@ -8,8 +8,11 @@
 // object does not have reads as "". Errors are kube's texts:
 //   invalid selector: 'a'; can't understand 'a'
 //   invalid field selector: invalid escape sequence: \x
-//   field label not supported: spec.foo            (built-in kinds)
-//   "spec.foo" is not a known field selector: only "metadata.name", "metadata.namespace"   (custom)
+// A field a kind cannot be selected by is refused with its field label conversion's text: kube's
+// default conversion (kinds without one of their own: metadata.name and metadata.namespace only)
+//   "spec.foo" is not a known field selector: only "metadata.name", "metadata.namespace"
+// or the kind's own function's, most often
+//   field label not supported: spec.foo
 // Values; a built selector is immutable and safe to share.
 #pragma once
 
@@ -70,8 +73,16 @@ StatusOr<FieldSelector> ParseFieldSelector(std::string_view selector);
 std::string EscapeFieldValue(std::string_view s);
 StatusOr<std::string> UnescapeFieldValue(std::string_view s);
 
-// Checks every field of sel against the resource's selectable fields. crd_style picks the custom
-// resource message over the built-in one. A 400 BadRequest when one is not supported.
-Status CheckFieldSelectorFields(const FieldSelector& sel, std::span<const std::string> supported, bool crd_style);
+// The texts of kube's field label conversions for a label they refuse: runtime's
+// DefaultMetaV1FieldSelectorConversion, and the "field label not supported" of most kinds' own.
+std::string DefaultFieldLabelConversionError(std::string_view label);
+std::string FieldLabelNotSupportedError(std::string_view label);
+// The fields a kind without a conversion function of its own can be selected by.
+std::vector<std::string> DefaultSelectableFieldNames();
+
+// Checks every field of sel against the resource's selectable fields: a 400 BadRequest whose message
+// is unsupported(field) for the first one that is not.
+Status CheckFieldSelectorFields(const FieldSelector& sel, std::span<const std::string> supported,
+                                const std::function<std::string(std::string_view field)>& unsupported);
 
 }  // namespace capstan::apimachinery

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "apimachinery/version_priority.h"
+#include "endpoints/discovery.h"
+
 namespace capstan::endpoints {
 
 const ResourceEntry* ApiSnapshot::FindResource(const std::string& group, const std::string& version,
@@ -26,6 +29,10 @@ void ProbeCapabilities(ResourceEntry& e) {
   e.connecter = dynamic_cast<registry::Connecter*>(s);
   e.table = dynamic_cast<registry::TableConvertor*>(s);
   e.verbs = VerbsOf(e);
+  e.storage_version_hash.clear();
+  if (const auto* p = dynamic_cast<const registry::StorageVersionProvider*>(s)) {
+    if (auto gvk = p->StorageVersion()) e.storage_version_hash = StorageVersionHash(gvk->group, gvk->version, gvk->kind);
+  }
 }
 
 std::vector<std::string> VerbsOf(const ResourceEntry& e) {
@@ -50,7 +57,7 @@ std::vector<std::string> VerbsOf(const ResourceEntry& e) {
   return v;
 }
 
-void ApiRegistry::Install(ResourceEntry entry, bool preferred) {
+void ApiRegistry::Install(ResourceEntry entry) {
   std::lock_guard lock(write_mu_);
   auto next = std::make_shared<ApiSnapshot>(*std::atomic_load(&snapshot_));
   const std::string group = entry.info.group;
@@ -64,21 +71,16 @@ void ApiRegistry::Install(ResourceEntry entry, bool preferred) {
   if (g == next->groups.end()) {
     GroupEntry ge;
     ge.name = group;
-    ge.versions.push_back(version);
-    if (group.empty()) {
-      next->groups.insert(next->groups.begin(), std::move(ge));
-    } else {
-      next->groups.push_back(std::move(ge));
-    }
-  } else if (std::find(g->versions.begin(), g->versions.end(), version) == g->versions.end()) {
-    if (preferred) {
-      g->versions.insert(g->versions.begin(), version);
-    } else {
-      g->versions.push_back(version);
-    }
-  } else if (preferred && g->versions.front() != version) {
-    g->versions.erase(std::find(g->versions.begin(), g->versions.end(), version));
-    g->versions.insert(g->versions.begin(), version);
+    g = group.empty() ? next->groups.insert(next->groups.begin(), std::move(ge))
+                      : next->groups.insert(next->groups.end(), std::move(ge));
+  }
+  if (std::find(g->versions.begin(), g->versions.end(), version) == g->versions.end()) {
+    // kube lists a group's versions by version priority, so the preferred version comes first.
+    g->versions.insert(std::upper_bound(g->versions.begin(), g->versions.end(), version,
+                                        [](const std::string& a, const std::string& b) {
+                                          return apimachinery::KubeAwareVersionLess(a, b);
+                                        }),
+                       version);
   }
   std::atomic_store(&snapshot_, std::shared_ptr<const ApiSnapshot>(std::move(next)));
 }

@@ -31,8 +31,10 @@ struct ResourceEntry {
   registry::GracefulDeleter* deleter = nullptr;
   registry::CollectionDeleter* collection_deleter = nullptr;
   registry::Connecter* connecter = nullptr;      // log, exec, attach, portforward, proxy
-  registry::TableConvertor* table = nullptr;
+  registry::TableConvertor* table = nullptr;  // a status subresource's: its parent's
+  std::shared_ptr<registry::Storage> table_owner;  // keeps a borrowed `table` alive
   std::vector<std::string> verbs;                // discovery, in kube's order
+  std::string storage_version_hash;              // discovery; "" unless the storage names a storage version
   const apimachinery::Schema* schema = nullptr;  // the kind's schema (validation, pruning, patches)
   bool protobuf = false;                         // built-in kinds also speak protobuf
   bool custom = false;                           // a custom resource (CRD)
@@ -46,7 +48,7 @@ struct GroupVersionEntry {
 
 struct GroupEntry {
   std::string name;
-  std::vector<std::string> versions;  // preferred first
+  std::vector<std::string> versions;  // by version priority: the preferred one first
 };
 
 struct ApiSnapshot {
@@ -66,9 +68,9 @@ class ApiRegistry {
   ApiRegistry() : snapshot_(std::make_shared<const ApiSnapshot>()) {}
   std::shared_ptr<const ApiSnapshot> Snapshot() const { return std::atomic_load(&snapshot_); }
 
-  // Adds (or replaces) one resource of group/version; groups and versions appear as needed.
-  // `preferred`: this version is listed first for its group.
-  void Install(ResourceEntry entry, bool preferred = false);
+  // Adds (or replaces) one resource of group/version; groups and versions appear as needed, a
+  // group's versions in kube's version priority (apimachinery/version_priority.h).
+  void Install(ResourceEntry entry);
   // Removes a resource (and its subresources); empty versions and groups disappear.
   void Remove(const std::string& group, const std::string& version, const std::string& resource);
 

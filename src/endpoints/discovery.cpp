@@ -1,5 +1,7 @@
 #include "endpoints/discovery.h"
 
+#include <openssl/evp.h>
+
 #include <boost/json.hpp>
 
 #include "util/strings.h"
@@ -93,14 +95,19 @@ std::optional<json::object> ResourceListJson(const ApiSnapshot& s, const std::st
     r["name"] = key;
     r["singularName"] = e.info.subresource.empty() ? e.info.singular : "";
     r["namespaced"] = e.info.namespaced;
-    if (!e.info.kind_group.empty() && e.info.kind_group != group) r["group"] = e.info.kind_group;
-    if (!e.info.kind_version.empty() && e.info.kind_version != version) r["version"] = e.info.kind_version;
+    // A storage of another group's kind (kube's GroupVersionKindProvider: scale, eviction, token)
+    // names its group and version; kubectl drain uses eviction only when both are there.
+    if (!e.info.kind_group.empty() || !e.info.kind_version.empty()) {
+      if (!e.info.kind_group.empty()) r["group"] = e.info.kind_group;
+      r["version"] = e.info.kind_version.empty() ? version : e.info.kind_version;
+    }
     r["kind"] = e.info.kind;
     r["verbs"] = Strings(e.verbs);
     if (e.info.subresource.empty()) {
       if (!e.info.short_names.empty()) r["shortNames"] = Strings(e.info.short_names);
       if (!e.info.categories.empty()) r["categories"] = Strings(e.info.categories);
     }
+    if (!e.storage_version_hash.empty()) r["storageVersionHash"] = e.storage_version_hash;
     resources.push_back(std::move(r));
   }
   o["resources"] = std::move(resources);
@@ -166,6 +173,14 @@ json::object AggregatedDiscoveryJson(const ApiSnapshot& s, bool core, const std:
   }
   o["items"] = std::move(items);
   return o;
+}
+
+std::string StorageVersionHash(const std::string& group, const std::string& version, const std::string& kind) {
+  const std::string gvk = group + "/" + version + "/" + kind;
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (EVP_Digest(gvk.data(), gvk.size(), md, &len, EVP_sha256(), nullptr) != 1 || len < 8) return "";
+  return Base64Encode(std::string_view(reinterpret_cast<const char*>(md), 8));
 }
 
 std::string AggregatedDiscoveryVersion(std::string_view accept) {

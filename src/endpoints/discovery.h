@@ -18,6 +18,10 @@ std::optional<boost::json::object> ResourceListJson(const ApiSnapshot& s, const 
 // Aggregated discovery for /api (core == true) or /apis; `version` is "v2" or "v2beta1".
 boost::json::object AggregatedDiscoveryJson(const ApiSnapshot& s, bool core, const std::string& version);
 
+// kube's discovery.StorageVersionHash: base64 of the first 8 bytes of sha256("<group>/<version>/<kind>"),
+// the APIResource's storageVersionHash (legacy discovery) of a resource stored as that kind.
+std::string StorageVersionHash(const std::string& group, const std::string& version, const std::string& kind);
+
 // The aggregated discovery version an Accept header asks for ("v2", "v2beta1"), or "" for legacy.
 std::string AggregatedDiscoveryVersion(std::string_view accept);
 

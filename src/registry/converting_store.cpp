@@ -211,6 +211,11 @@ boost::json::array ConvertingStore::TableCells(const Object& obj) const {
   return table_->TableCells(obj);
 }
 
+std::optional<am::GroupVersionKind> ConvertingStore::StorageVersion() const {
+  const auto* provider = dynamic_cast<const StorageVersionProvider*>(inner_.get());
+  return provider ? provider->StorageVersion() : std::nullopt;
+}
+
 ConvertingSubresource::ConvertingSubresource(ResourceInfo info, std::shared_ptr<Storage> inner,
                                              std::shared_ptr<const VersionConverter> conv)
     : info_(std::move(info)), inner_(std::move(inner)), conv_(std::move(conv)) {

@@ -54,7 +54,8 @@ class ConvertingStore : public Patcher,
                         public Creater,
                         public GracefulDeleter,
                         public CollectionDeleter,
-                        public TableConvertor {
+                        public TableConvertor,
+                        public StorageVersionProvider {
  public:
   // `info` is the served resource (its version, kind and list kind); `inner` the storage of the
   // storage version.
@@ -72,6 +73,8 @@ class ConvertingStore : public Patcher,
                                               const ListOptions& lopts) override;
   std::vector<TableColumn> TableColumns() const override;
   boost::json::array TableCells(const Object& obj) const override;
+  // The wrapped storage's: objects are stored in its version.
+  std::optional<apimachinery::GroupVersionKind> StorageVersion() const override;
 
  private:
   Status NotSupported(std::string_view verb) const;

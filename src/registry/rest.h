@@ -187,6 +187,15 @@ class Connecter : public virtual Storage {
                                                   const ConnectRequest& req) = 0;
 };
 
+// kube's rest.StorageVersionProvider: a resource whose objects are persisted names the
+// group/version/kind they are stored as (a version served through a conversion names the storage
+// version's). Discovery publishes its hash as the APIResource's storageVersionHash. nullopt: none
+// (a subresource, or nothing is stored).
+class StorageVersionProvider : public virtual Storage {
+ public:
+  virtual std::optional<apimachinery::GroupVersionKind> StorageVersion() const = 0;
+};
+
 struct TableColumn {
   std::string name;
   std::string type;    // string, integer, number, boolean, date

@@ -19,7 +19,6 @@ std::vector<RestResource> MakeResource(const GroupDeps& deps, ResourceSpec spec)
   main.info = spec.info;
   main.storage = std::make_shared<OwningStore>(c, spec.strategy);
   main.schema = schema;
-  main.preferred = spec.preferred;
   out.push_back(std::move(main));
   if (spec.has_status) {
     StoreConfig sc = c;
@@ -28,7 +27,6 @@ std::vector<RestResource> MakeResource(const GroupDeps& deps, ResourceSpec spec)
     status.info = sc.info;
     status.storage = std::make_shared<SubresourceStore>(sc, std::make_shared<StatusStrategy>(spec.strategy));
     status.schema = schema;
-    status.preferred = spec.preferred;
     out.push_back(std::move(status));
   }
   return out;

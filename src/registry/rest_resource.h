@@ -22,7 +22,6 @@ struct RestResource {
   ResourceInfo info;
   std::shared_ptr<Storage> storage;
   const apimachinery::Schema* schema = nullptr;
-  bool preferred = false;  // the group's preferred version
   bool protobuf = true;    // built-in kinds also speak protobuf
 };
 
@@ -81,7 +80,6 @@ struct ResourceSpec {
   std::string storage_resource;  // the key under the prefix; default: the resource name
   bool has_status = false;       // also serve <resource>/status
   bool return_deleted_object = false;
-  bool preferred = true;
 };
 
 // Builds the Store (and status subresource) of a resource. Looks the schema up by info.definition.

@@ -4,6 +4,7 @@
 
 #include "apimachinery/errors.h"
 #include "apimachinery/object_meta.h"
+#include "registry/table.h"
 
 namespace capstan::registry {
 
@@ -80,6 +81,19 @@ Object ScaleStore::ToScale(const Object& parent) const {
   if (!selector.empty()) status["selector"] = selector;
   s["status"] = std::move(status);
   return s;
+}
+
+std::vector<TableColumn> ScaleStore::TableColumns() const {
+  if (config_.table_cells) return config_.table_columns;
+  return {NameColumn(),
+          {"Desired", "integer", "", "replicas is the desired number of instances for the scaled object.", 0},
+          {"Available", "integer", "", "replicas is the actual number of observed instances of the scaled object.", 0}};
+}
+
+json::array ScaleStore::TableCells(const Object& scale) const {
+  if (config_.table_cells) return config_.table_cells(scale);
+  return json::array{json::value(am::GetName(scale)), IntOf(At(scale, {"spec", "replicas"}), 0),
+                     IntOf(At(scale, {"status", "replicas"}), 0)};
 }
 
 Task<StatusOr<Object>> ScaleStore::Get(const Context& ctx, const std::string& name, const GetOptions& opts) {

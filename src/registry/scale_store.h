@@ -4,7 +4,8 @@
 // parent's spec.replicas, through the parent's Store, so its strategy (generation, validation) and
 // optimistic concurrency apply: a Scale carrying a resourceVersion is a precondition on the parent.
 // The Scale itself is validated as kube's ValidateScale (spec.replicas >= 0), and errors name the
-// parent's resource. Thread-safe.
+// parent's resource. Server-side printing (kubectl get --subresource=scale) shows the Scale as kube's
+// printers do: Name, Desired, Available; a custom resource brings its own columns. Thread-safe.
 #pragma once
 
 #include <functional>
@@ -25,9 +26,13 @@ struct ScaleConfig {
   int64_t default_replicas = 1;
   // status.selector of the Scale: the parent's pod selector in label-query form (e.g. "app=web").
   std::function<std::string(const Object& parent)> selector;
+  // The Table of a Scale; unset: kube's built-in printers' Name, Desired (spec.replicas) and
+  // Available (status.replicas).
+  std::vector<TableColumn> table_columns;
+  std::function<boost::json::array(const Object& scale)> table_cells;
 };
 
-class ScaleStore : public Patcher {
+class ScaleStore : public Patcher, public TableConvertor {
  public:
   // `parent` is the parent resource's Store (it outlives this); `info` is the scale subresource's.
   ScaleStore(std::shared_ptr<Store> parent, ResourceInfo info, ScaleConfig config);
@@ -36,6 +41,9 @@ class ScaleStore : public Patcher {
   Task<StatusOr<Object>> Get(const Context& ctx, const std::string& name, const GetOptions& opts) override;
   Task<StatusOr<UpdateOutcome>> Update(const Context& ctx, const std::string& name, ObjectTransform transform,
                                        const UpdateOptions& opts) override;
+
+  std::vector<TableColumn> TableColumns() const override;
+  boost::json::array TableCells(const Object& scale) const override;
 
   // The Scale of a parent object.
   Object ToScale(const Object& parent) const;

@@ -44,6 +44,11 @@ StatusOr<std::string> Store::KeyFor(const Context& ctx, const std::string& name)
   return c_.key_root + "/" + name;
 }
 
+std::optional<am::GroupVersionKind> Store::StorageVersion() const {
+  if (!c_.info.subresource.empty()) return std::nullopt;
+  return am::GroupVersionKind{c_.info.group, c_.info.version, c_.info.kind};
+}
+
 std::string Store::ListKey(const Context& ctx) const {
   if (c_.strategy->NamespaceScoped() && !ctx.namespace_.empty()) return c_.key_root + "/" + ctx.namespace_;
   return c_.key_root;
@@ -56,7 +61,12 @@ StatusOr<storage::Predicate> Store::PredicateFor(const ListOptions& opts, bool* 
   auto fields = am::ParseFieldSelector(opts.field_selector);
   if (!fields.ok()) return fields.TakeStatus();
   std::vector<std::string> supported = c_.strategy->SelectableFieldNames();
-  if (Status st = am::CheckFieldSelectorFields(*fields, supported, false); !st.ok()) return st;
+  const Strategy* st = c_.strategy;
+  if (Status bad = am::CheckFieldSelectorFields(*fields, supported,
+                                                [st](std::string_view f) { return st->UnsupportedFieldLabelMessage(f); });
+      !bad.ok()) {
+    return bad;
+  }
   *empty = labels->Empty() && fields->Empty();
   if (*empty) return storage::Predicate();
   if (selection) *selection = std::make_shared<const storage::Selection>(storage::Selection{*labels, *fields});

@@ -46,11 +46,14 @@ class Store : public Patcher,
               public Creater,
               public GracefulDeleter,
               public CollectionDeleter,
-              public TableConvertor {
+              public TableConvertor,
+              public StorageVersionProvider {
  public:
   explicit Store(StoreConfig config) : c_(std::move(config)) {}
 
   const ResourceInfo& Info() const override { return c_.info; }
+  // Objects are stored in the version this Store serves; a Store behind a subresource names none.
+  std::optional<apimachinery::GroupVersionKind> StorageVersion() const override;
   const StoreConfig& config() const { return c_; }
 
   Task<StatusOr<Object>> Get(const Context& ctx, const std::string& name, const GetOptions& opts) override;

@@ -7,9 +7,10 @@ namespace capstan::registry {
 
 namespace am = capstan::apimachinery;
 
-std::vector<std::string> Strategy::SelectableFieldNames() const {
-  if (NamespaceScoped()) return {"metadata.name", "metadata.namespace"};
-  return {"metadata.name"};
+std::vector<std::string> Strategy::SelectableFieldNames() const { return am::DefaultSelectableFieldNames(); }
+
+std::string Strategy::UnsupportedFieldLabelMessage(std::string_view field) const {
+  return am::DefaultFieldLabelConversionError(field);
 }
 
 am::FieldSet Strategy::SelectableFields(const Object& obj) const {

@@ -54,9 +54,13 @@ class Strategy {
   virtual std::vector<TableColumn> TableColumns() const;
   virtual boost::json::array TableCells(const Object& obj) const;
 
-  // Field selectors: the fields this resource can be selected by and their values for `obj`
-  // (metadata.name and metadata.namespace always).
+  // Field selectors, as kube's field label conversion of the kind: the fields this resource can be
+  // selected by (default: metadata.name and metadata.namespace, whatever the scope, as kube's default
+  // conversion), the message refusing any other (default: the default conversion's text; a kind with
+  // its own conversion function says "field label not supported: <field>" or its own words), and the
+  // fields' values for `obj`.
   virtual std::vector<std::string> SelectableFieldNames() const;
+  virtual std::string UnsupportedFieldLabelMessage(std::string_view field) const;
   virtual apimachinery::FieldSet SelectableFields(const Object& obj) const;
 };
 

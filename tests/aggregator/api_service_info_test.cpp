@@ -72,16 +72,6 @@ TEST(ApiServiceInfoTest, ProxyHeadersReplaceCredentialsAndIdentity) {
   EXPECT_EQ(extra[1], "y");
 }
 
-TEST(ApiServiceInfoTest, KubeAwareVersionOrder) {
-  EXPECT_GT(CompareKubeAwareVersion("v1", "v1beta1"), 0);
-  EXPECT_GT(CompareKubeAwareVersion("v2", "v1"), 0);
-  EXPECT_GT(CompareKubeAwareVersion("v1beta2", "v1beta1"), 0);
-  EXPECT_GT(CompareKubeAwareVersion("v1beta1", "v1alpha1"), 0);
-  EXPECT_GT(CompareKubeAwareVersion("v1alpha1", "foo"), 0);
-  EXPECT_GT(CompareKubeAwareVersion("bar", "foo"), 0);
-  EXPECT_EQ(CompareKubeAwareVersion("v1", "v1"), 0);
-}
-
 TEST(ApiServiceInfoTest, OrdersGroupsByPriorityThenName) {
   auto mk = [](std::string g, std::string v, int64_t gp, int64_t vp) {
     ApiServiceInfo i;

@@ -131,10 +131,16 @@ TEST(FieldSelectorTest, KubeErrors) {
   EXPECT_EQ(ParseFieldSelector("a=b=c").status().message(), "invalid field selector: unescaped character in value: 61");
   auto s = ParseFieldSelector("spec.foo=1");
   std::vector<std::string> supported = {"metadata.name", "metadata.namespace"};
-  EXPECT_EQ(CheckFieldSelectorFields(*s, supported, false).message(), "field label not supported: spec.foo");
-  EXPECT_EQ(CheckFieldSelectorFields(*s, supported, true).message(),
+  Status listed = CheckFieldSelectorFields(*s, supported, FieldLabelNotSupportedError);
+  EXPECT_EQ(listed.code(), 400);
+  EXPECT_EQ(listed.reason(), "BadRequest");
+  EXPECT_EQ(listed.message(), "field label not supported: spec.foo");
+  EXPECT_EQ(CheckFieldSelectorFields(*s, DefaultSelectableFieldNames(), DefaultFieldLabelConversionError).message(),
             "\"spec.foo\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"");
-  EXPECT_TRUE(CheckFieldSelectorFields(*ParseFieldSelector("metadata.name=a"), supported, false).ok());
+  EXPECT_TRUE(CheckFieldSelectorFields(*ParseFieldSelector("metadata.name=a"), supported, FieldLabelNotSupportedError).ok());
+  EXPECT_TRUE(CheckFieldSelectorFields(*ParseFieldSelector("metadata.namespace=a"), DefaultSelectableFieldNames(),
+                                       DefaultFieldLabelConversionError)
+                  .ok());
 }
 
 TEST(FieldSelectorTest, Transform) {

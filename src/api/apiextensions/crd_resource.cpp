@@ -189,7 +189,6 @@ std::vector<registry::RestResource> Install(const registry::GroupDeps& deps, std
   main.info = info;
   main.storage = std::make_shared<CrdStore>(c, strategy, signal);
   main.schema = schema;
-  main.preferred = true;
   out.push_back(std::move(main));
   registry::StoreConfig sc = c;
   sc.info.subresource = "status";
@@ -197,7 +196,6 @@ std::vector<registry::RestResource> Install(const registry::GroupDeps& deps, std
   status.info = sc.info;
   status.storage = std::make_shared<registry::SubresourceStore>(sc, std::make_shared<CrdStatusStrategy>());
   status.schema = schema;
-  status.preferred = true;
   out.push_back(std::move(status));
   return out;
 }

@@ -143,6 +143,11 @@ Crd ParseCrd(const Object& obj) {
       c.versions.push_back(std::move(ver));
     }
   }
+  if (const auto* stored = Arr(Obj(&obj, "status"), "storedVersions")) {
+    for (const auto& v : *stored) {
+      if (v.is_string()) c.stored_versions.emplace_back(v.get_string());
+    }
+  }
   return c;
 }
 

@@ -54,6 +54,7 @@ struct Crd {
   std::vector<CrdVersion> versions;
   std::string conversion_strategy = "None";
   bool preserve_unknown_fields = false;
+  std::vector<std::string> stored_versions;  // status.storedVersions: versions objects may be stored in
 
   const CrdVersion* Version(std::string_view v) const;
   const CrdVersion* StorageVersion() const;

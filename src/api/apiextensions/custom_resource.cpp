@@ -56,61 +56,26 @@ json::value PublishedSchema(const Crd& crd, const CrdVersion& v) {
   return s;
 }
 
-// kube's version priority (GA > beta > alpha, higher numbers first; other names last, by name):
-// true when `a` comes before `b`.
-bool VersionBefore(const std::string& a, const std::string& b) {
-  struct Parsed {
-    bool kube = false;
-    int major = 0, level = 0, minor = 0;  // level: 2 GA, 1 beta, 0 alpha
-  };
-  auto parse = [](const std::string& v) {
-    Parsed p;
-    if (v.size() < 2 || v[0] != 'v' || !std::isdigit(static_cast<unsigned char>(v[1]))) return p;
-    size_t i = 1;
-    while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i]))) p.major = p.major * 10 + (v[i++] - '0');
-    if (i == v.size()) {
-      p.kube = true;
-      p.level = 2;
-      return p;
-    }
-    std::string rest = v.substr(i);
-    size_t n;
-    if (rest.rfind("alpha", 0) == 0) {
-      n = 5;
-    } else if (rest.rfind("beta", 0) == 0) {
-      n = 4;
-      p.level = 1;
-    } else {
-      return p;
-    }
-    if (rest.size() == n) return Parsed{};
-    for (size_t k = n; k < rest.size(); ++k) {
-      if (!std::isdigit(static_cast<unsigned char>(rest[k]))) return Parsed{};
-      p.minor = p.minor * 10 + (rest[k] - '0');
-    }
-    p.kube = true;
-    return p;
-  };
-  Parsed x = parse(a), y = parse(b);
-  if (x.kube != y.kube) return x.kube;
-  if (!x.kube) return a < b;
-  if (x.level != y.level) return x.level > y.level;
-  if (x.major != y.major) return x.major > y.major;
-  return x.minor > y.minor;
-}
-
 // A non-storage version: converted through the storage version's Store, printed with its own
 // additionalPrinterColumns.
 class CustomResourceVersionStore : public registry::ConvertingStore {
  public:
   CustomResourceVersionStore(registry::ResourceInfo info, std::shared_ptr<registry::Storage> inner,
-                             std::shared_ptr<const registry::VersionConverter> conv, const std::vector<PrinterColumn>& columns)
-      : ConvertingStore(std::move(info), std::move(inner), std::move(conv)), columns_(columns) {}
+                             std::shared_ptr<const registry::VersionConverter> conv, const std::vector<PrinterColumn>& columns,
+                             bool storage_version_served)
+      : ConvertingStore(std::move(info), std::move(inner), std::move(conv)),
+        columns_(columns),
+        storage_version_served_(storage_version_served) {}
   std::vector<registry::TableColumn> TableColumns() const override { return columns_.Columns(); }
   boost::json::array TableCells(const registry::Object& obj) const override { return columns_.Cells(obj); }
+  // kube's CRD discovery publishes a storageVersionHash only when the storage version is served.
+  std::optional<am::GroupVersionKind> StorageVersion() const override {
+    return storage_version_served_ ? ConvertingStore::StorageVersion() : std::nullopt;
+  }
 
  private:
   PrinterColumns columns_;
+  bool storage_version_served_;
 };
 
 std::vector<std::string> SplitPath(const std::string& p) {
@@ -233,17 +198,17 @@ StatusOr<ServedCustomResource> BuildCustomResource(const CustomResourceDeps& cde
   auto storage = build(*storage_version);
   if (!storage.ok()) return storage.status();
   const std::string storage_api_version = crd.group + "/" + storage_version->name;
-  // The group's preferred version: the served one of highest priority.
-  std::string preferred;
-  for (const auto& v : crd.versions) {
-    if (v.served && (preferred.empty() || VersionBefore(v.name, preferred))) preferred = v.name;
-  }
   std::shared_ptr<const ConversionWebhook> webhook;
   if (crd.conversion_strategy == "Webhook") {
     webhook = std::make_shared<ConversionWebhook>(ParseConversionWebhook(crd_obj), cdeps.webhook);
   }
   bool any_defaults = false;
   for (const auto& v : crd.versions) any_defaults = any_defaults || SchemaHasDefaults(v.schema);
+  // Objects written under an earlier storage version keep its apiVersion in storage until rewritten;
+  // reads of the storage version then convert them too (kube decodes every object into the version
+  // asked for: None only sets apiVersion).
+  bool older_stored = false;
+  for (const auto& sv : crd.stored_versions) older_stored = older_stored || sv != storage_version->name;
   auto converter_for = [&](const CrdVersion& v) {
     CustomResourceConversion cc;
     cc.served_api_version = crd.group + "/" + v.name;
@@ -258,15 +223,16 @@ StatusOr<ServedCustomResource> BuildCustomResource(const CustomResourceDeps& cde
     Built b;
     std::shared_ptr<registry::Storage> main;
     std::shared_ptr<registry::Storage> status;
-    if (&v == storage_version && !any_defaults) {
+    if (&v == storage_version && !any_defaults && !older_stored) {
       b = *storage;
       main = b.store;
       status = b.status;
     } else if (&v == storage_version) {
-      // Read through the converter for its defaulting (objects stored before a default existed).
+      // Read through the converter for its defaulting (objects stored before a default existed) and
+      // for objects stored in an earlier storage version.
       b = *storage;
       auto conv = converter_for(v);
-      main = std::make_shared<CustomResourceVersionStore>(info, b.store, conv, v.columns);
+      main = std::make_shared<CustomResourceVersionStore>(info, b.store, conv, v.columns, storage_version->served);
       if (b.status) {
         registry::ResourceInfo si = info;
         si.subresource = "status";
@@ -282,7 +248,7 @@ StatusOr<ServedCustomResource> BuildCustomResource(const CustomResourceDeps& cde
         keep->push_back(std::move(*published));
       }
       auto conv = converter_for(v);
-      main = std::make_shared<CustomResourceVersionStore>(info, b.store, conv, v.columns);
+      main = std::make_shared<CustomResourceVersionStore>(info, b.store, conv, v.columns, storage_version->served);
       if (b.status && v.has_status) {
         registry::ResourceInfo si = info;
         si.subresource = "status";
@@ -293,7 +259,6 @@ StatusOr<ServedCustomResource> BuildCustomResource(const CustomResourceDeps& cde
     r.info = info;
     r.storage = main;
     r.schema = b.published;
-    r.preferred = v.name == preferred;
     r.protobuf = false;
     out.resources.push_back(std::move(r));
     if (status) {
@@ -327,6 +292,9 @@ StatusOr<ServedCustomResource> BuildCustomResource(const CustomResourceDeps& cde
         }
         return x && x->is_string() ? std::string(x->get_string()) : "";
       };
+      auto scale_table = std::make_shared<const PrinterColumns>(ScalePrinterColumns());
+      scfg.table_columns = scale_table->Columns();
+      scfg.table_cells = [scale_table](const registry::Object& scale) { return scale_table->Cells(scale); };
       registry::RestResource sc;
       sc.info = registry::ScaleInfo(info);
       sc.storage = std::make_shared<registry::ScaleStore>(b.store, sc.info, std::move(scfg));

@@ -224,10 +224,17 @@ ErrorList CustomResourceStrategy::ValidateUpdate(const registry::Context& ctx, c
   return errs;
 }
 
+// kube's crConverter: metadata.name, metadata.namespace of a namespaced resource, the CRD's
+// selectableFields; anything else is "field label not supported".
 std::vector<std::string> CustomResourceStrategy::SelectableFieldNames() const {
-  auto names = Strategy::SelectableFieldNames();
+  std::vector<std::string> names = {"metadata.name"};
+  if (NamespaceScoped()) names.push_back("metadata.namespace");
   for (const auto& [name, steps] : selectable_) names.push_back(name);
   return names;
+}
+
+std::string CustomResourceStrategy::UnsupportedFieldLabelMessage(std::string_view field) const {
+  return am::FieldLabelNotSupportedError(field);
 }
 
 am::FieldSet CustomResourceStrategy::SelectableFields(const Object& obj) const {

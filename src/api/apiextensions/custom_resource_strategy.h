@@ -45,6 +45,7 @@ class CustomResourceStrategy : public registry::DefaultStrategy {
   std::vector<registry::TableColumn> TableColumns() const override { return columns_.Columns(); }
   boost::json::array TableCells(const Object& obj) const override { return columns_.Cells(obj); }
   std::vector<std::string> SelectableFieldNames() const override;
+  std::string UnsupportedFieldLabelMessage(std::string_view field) const override;
   apimachinery::FieldSet SelectableFields(const Object& obj) const override;
 
   // Prune, drop non-nullable nulls, default: what decoding does to a custom resource.

@@ -171,18 +171,31 @@ std::vector<const json::value*> EvalJsonPath(const std::vector<JsonPathStep>& st
   return cur;
 }
 
+namespace {
+
+// kube's default column of a version without additionalPrinterColumns.
+PrinterColumn AgeColumn() {
+  return {"Age", "date", "",
+          "CreationTimestamp is a timestamp representing the server time when this object was created. It is "
+          "not guaranteed to be set in happens-before order across separate operations. Clients may not set "
+          "this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. "
+          "Null for lists. More info: "
+          "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+          ".metadata.creationTimestamp", 0};
+}
+
+}  // namespace
+
+std::vector<PrinterColumn> ScalePrinterColumns() {
+  return {{"Desired", "integer", "", "Number of desired replicas", ".spec.replicas", 0},
+          {"Available", "integer", "", "Number of actual replicas", ".status.replicas", 0},
+          AgeColumn()};
+}
+
 PrinterColumns::PrinterColumns(const std::vector<PrinterColumn>& columns) {
   headers_.push_back(registry::NameColumn());
   std::vector<PrinterColumn> cols = columns;
-  if (cols.empty()) {
-    cols.push_back({"Age", "date", "",
-                    "CreationTimestamp is a timestamp representing the server time when this object was created. It is "
-                    "not guaranteed to be set in happens-before order across separate operations. Clients may not set "
-                    "this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. "
-                    "Null for lists. More info: "
-                    "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
-                    ".metadata.creationTimestamp", 0});
-  }
+  if (cols.empty()) cols.push_back(AgeColumn());
   for (const auto& c : cols) {
     std::string desc = c.description.empty() ? "Custom resource definition column (in JSONPath format): " + c.json_path
                                              : c.description;

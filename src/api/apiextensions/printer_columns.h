@@ -34,6 +34,10 @@ std::optional<std::vector<JsonPathStep>> ParseSimpleJsonPath(std::string_view pa
 // Every value the path reaches in `v`.
 std::vector<const boost::json::value*> EvalJsonPath(const std::vector<JsonPathStep>& steps, const boost::json::value& v);
 
+// The columns of a custom resource's Scale (kube's getScaleColumnsForVersion: the scale subresource
+// always has both replicas paths), read off the Scale object.
+std::vector<PrinterColumn> ScalePrinterColumns();
+
 class PrinterColumns {
  public:
   explicit PrinterColumns(const std::vector<PrinterColumn>& columns);

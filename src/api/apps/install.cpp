@@ -16,7 +16,6 @@ void AddStatus(std::vector<registry::RestResource>& resources, std::shared_ptr<c
   status.info = sc.info;
   status.storage = std::make_shared<registry::SubresourceStore>(std::move(sc), std::move(status_strategy));
   status.schema = main.schema;
-  status.preferred = main.preferred;
   status.protobuf = main.protobuf;
   resources.push_back(std::move(status));
 }
@@ -34,7 +33,6 @@ void AddScale(const registry::GroupDeps& deps, std::vector<registry::RestResourc
   scale.info = registry::ScaleInfo(main.info);
   scale.storage = std::make_shared<registry::ScaleStore>(parent, scale.info, std::move(config));
   scale.schema = deps.schemas ? deps.schemas->Find(scale.info.definition) : nullptr;
-  scale.preferred = main.preferred;
   resources.push_back(std::move(scale));
 }
 

@@ -51,7 +51,6 @@ std::vector<registry::RestResource> SelfSubjectReviews(const registry::GroupDeps
   r.info = info;
   r.storage = std::make_shared<SelfSubjectReviewStore>(info, deps.clock);
   r.schema = deps.schemas ? deps.schemas->Find(info.definition) : nullptr;
-  r.preferred = true;
   return {std::move(r)};
 }
 

@@ -78,7 +78,6 @@ std::vector<registry::RestResource> TokenReviews(const registry::GroupDeps& deps
   r.info = info;
   r.storage = std::make_shared<TokenReviewStore>(info, std::move(opts));
   r.schema = schema;
-  r.preferred = true;
   return {std::move(r)};
 }
 

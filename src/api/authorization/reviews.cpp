@@ -230,7 +230,6 @@ std::vector<registry::RestResource> Install(const registry::GroupDeps& deps, Aut
     r.info = info;
     r.storage = std::make_shared<ReviewStore>(info, kind, opts);
     r.schema = deps.schemas ? deps.schemas->Find(info.definition) : nullptr;
-    r.preferred = true;
     all.push_back(std::move(r));
   };
   add("localsubjectaccessreviews", "localsubjectaccessreview", Kind::kLocal, true);

@@ -432,7 +432,6 @@ std::vector<registry::RestResource> HorizontalPodAutoscalers(const registry::Gro
     v1.info.definition = "io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler";
     v1.storage = registry::WrapConverting(v1.info, r.storage, conv);
     v1.schema = deps.schemas ? deps.schemas->Find(v1.info.definition) : nullptr;
-    v1.preferred = false;
     v1.protobuf = r.protobuf;
     out.push_back(std::move(v1));
   }

@@ -553,6 +553,10 @@ class JobStrategy : public registry::DefaultStrategy {
   // batch/v1 keeps orphaning the pods of a deleted job unless the client asks otherwise.
   std::string DefaultGarbageCollectionPolicy() const override { return "Orphan"; }
 
+  // batch/v1's own conversion function words it so.
+  std::string UnsupportedFieldLabelMessage(std::string_view f) const override {
+    return "field label " + GoQuote(f) + " not supported for Job";
+  }
   std::vector<std::string> SelectableFieldNames() const override {
     return {"metadata.name", "metadata.namespace", "status.successful"};
   }

@@ -146,6 +146,7 @@ class CsrStrategy : public registry::DefaultStrategy {
     return ValidateCsrUpdate(csr, old, {});
   }
 
+  std::string UnsupportedFieldLabelMessage(std::string_view f) const override { return am::FieldLabelNotSupportedError(f); }
   std::vector<std::string> SelectableFieldNames() const override { return {"metadata.name", "spec.signerName"}; }
   am::FieldSet SelectableFields(const Object& csr) const override {
     am::FieldSet f = DefaultStrategy::SelectableFields(csr);

@@ -81,8 +81,10 @@ class ComponentStatusStore : public registry::Getter, public registry::Lister, p
     ctx.Warn(kComponentStatusDeprecation);
     CO_ASSIGN_OR_RETURN(am::LabelSelector labels, am::ParseLabelSelector(opts.label_selector));
     CO_ASSIGN_OR_RETURN(am::FieldSelector fields, am::ParseFieldSelector(opts.field_selector));
-    static const std::vector<std::string> kSelectable = {"metadata.name", "metadata.namespace"};
-    if (Status st = am::CheckFieldSelectorFields(fields, kSelectable, false); !st.ok()) co_return st;
+    static const std::vector<std::string> kSelectable = am::DefaultSelectableFieldNames();
+    if (Status st = am::CheckFieldSelectorFields(fields, kSelectable, am::DefaultFieldLabelConversionError); !st.ok()) {
+      co_return st;
+    }
     registry::ObjectList out;
     for (const auto& p : sources_->Get()) {
       Object obj = ComponentStatusObject(p.name, co_await p.probe());
@@ -129,7 +131,6 @@ std::vector<registry::RestResource> ComponentStatuses(const registry::GroupDeps&
   r.info = info;
   r.storage = std::make_shared<ComponentStatusStore>(info, std::move(sources));
   r.schema = deps.schemas ? deps.schemas->Find(info.definition) : nullptr;
-  r.preferred = true;
   return {std::move(r)};
 }
 

@@ -195,11 +195,11 @@ std::vector<registry::RestResource> MakeCoreResource(const registry::GroupDeps& 
   std::vector<registry::RestResource> out;
   const am::Schema* schema = SchemaFor(deps, info);
   registry::StoreConfig c = CoreStoreConfig(deps, info, storage_resource);
-  out.push_back({info, std::make_shared<CoreStore>(c, strategy, schema), schema, true, true});
+  out.push_back({info, std::make_shared<CoreStore>(c, strategy, schema), schema, true});
   if (status) {
     registry::StoreConfig sc = c;
     sc.info.subresource = "status";
-    out.push_back({sc.info, std::make_shared<CoreSubresourceStore>(sc, status, schema), schema, true, true});
+    out.push_back({sc.info, std::make_shared<CoreSubresourceStore>(sc, status, schema), schema, true});
   }
   return out;
 }

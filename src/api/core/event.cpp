@@ -60,6 +60,7 @@ class EventStrategy : public registry::DefaultStrategy {
     return errs;
   }
 
+  std::string UnsupportedFieldLabelMessage(std::string_view f) const override { return am::FieldLabelNotSupportedError(f); }
   std::vector<std::string> SelectableFieldNames() const override { return EventSelectableFieldNames(); }
   am::FieldSet SelectableFields(const Object& e) const override {
     return EventSelectableFields(e, DefaultStrategy::SelectableFields(e));

@@ -84,6 +84,7 @@ class NamespaceStrategy : public registry::DefaultStrategy {
     return {json::value(am::GetName(ns)), phase ? *phase : json::value(""), AgeCell(ns)};
   }
 
+  std::string UnsupportedFieldLabelMessage(std::string_view f) const override { return am::FieldLabelNotSupportedError(f); }
   std::vector<std::string> SelectableFieldNames() const override { return {"metadata.name", "status.phase"}; }
   am::FieldSet SelectableFields(const Object& ns) const override {
     am::FieldSet f = DefaultStrategy::SelectableFields(ns);
@@ -222,15 +223,15 @@ std::vector<registry::RestResource> Namespaces(const registry::GroupDeps& deps) 
   c.schema = schema;
   c.normalize_as_go = schema != nullptr;
   std::vector<registry::RestResource> out;
-  out.push_back({info, std::make_shared<NamespaceStore>(c, strategy), schema, true, true});
+  out.push_back({info, std::make_shared<NamespaceStore>(c, strategy), schema, true});
   registry::StoreConfig sc = c;
   sc.info.subresource = "status";
   out.push_back({sc.info, std::make_shared<registry::SubresourceStore>(sc, std::make_shared<NamespaceStatusStrategy>(strategy)),
-                 schema, true, true});
+                 schema, true});
   registry::StoreConfig fc = c;
   fc.info.subresource = "finalize";
   out.push_back({fc.info, std::make_shared<FinalizeStore>(fc, std::make_shared<NamespaceFinalizeStrategy>(strategy)),
-                 schema, true, true});
+                 schema, true});
   return out;
 }
 

@@ -188,6 +188,7 @@ class NodeStrategy : public registry::DefaultStrategy {
             json::value(info("containerRuntimeVersion"))};
   }
 
+  std::string UnsupportedFieldLabelMessage(std::string_view f) const override { return am::FieldLabelNotSupportedError(f); }
   std::vector<std::string> SelectableFieldNames() const override { return {"metadata.name", "spec.unschedulable"}; }
   am::FieldSet SelectableFields(const Object& node) const override {
     am::FieldSet f = DefaultStrategy::SelectableFields(node);
@@ -249,7 +250,7 @@ std::vector<registry::RestResource> Nodes(const registry::GroupDeps& deps) {
   proxy.list_kind.clear();
   proxy.short_names.clear();
   proxy.definition = "io.k8s.api.core.v1.NodeProxyOptions";
-  out.push_back({proxy, std::make_shared<NodeProxyStore>(proxy, deps.store, deps.prefix), nullptr, true, true});
+  out.push_back({proxy, std::make_shared<NodeProxyStore>(proxy, deps.store, deps.prefix), nullptr, true});
   return out;
 }
 

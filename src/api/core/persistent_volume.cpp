@@ -191,17 +191,8 @@ ErrorList ValidatePv(const Object& pv) {
 class PvStrategy : public registry::DefaultStrategy {
  public:
   PvStrategy() : DefaultStrategy(Options{.namespaced = false}) {}
-  // kube keeps the legacy "name" field selector for volumes and claims.
-  std::vector<std::string> SelectableFieldNames() const override {
-    auto names = DefaultStrategy::SelectableFieldNames();
-    names.push_back("name");
-    return names;
-  }
-  am::FieldSet SelectableFields(const Object& o) const override {
-    am::FieldSet f = DefaultStrategy::SelectableFields(o);
-    f["name"] = std::string(am::GetName(o));
-    return f;
-  }
+  // kube's storage keeps a legacy "name" field for volumes and claims, but core/v1 has no field label
+  // conversion for them: the default one refuses "name" before any selector reaches it.
   void PrepareForCreate(const registry::Context& ctx, Object& pv) const override {
     DefaultPv(pv);
     pv["status"] = json::object{{"phase", "Pending"}, {"lastPhaseTransitionTime", Now(ctx)}};
@@ -326,17 +317,8 @@ ErrorList ValidatePvc(const Object& pvc) {
 class PvcStrategy : public registry::DefaultStrategy {
  public:
   PvcStrategy() : DefaultStrategy(Options{}) {}
-  // kube keeps the legacy "name" field selector for volumes and claims.
-  std::vector<std::string> SelectableFieldNames() const override {
-    auto names = DefaultStrategy::SelectableFieldNames();
-    names.push_back("name");
-    return names;
-  }
-  am::FieldSet SelectableFields(const Object& o) const override {
-    am::FieldSet f = DefaultStrategy::SelectableFields(o);
-    f["name"] = std::string(am::GetName(o));
-    return f;
-  }
+  // kube's storage keeps a legacy "name" field for volumes and claims, but core/v1 has no field label
+  // conversion for them: the default one refuses "name" before any selector reaches it.
   void PrepareForCreate(const registry::Context&, Object& pvc) const override {
     DefaultPvc(pvc);
     pvc["status"] = json::object{{"phase", "Pending"}};

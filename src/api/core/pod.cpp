@@ -173,6 +173,7 @@ class PodStrategy : public registry::DefaultStrategy {
 
   json::array TableCells(const Object& pod) const override;
 
+  std::string UnsupportedFieldLabelMessage(std::string_view f) const override { return am::FieldLabelNotSupportedError(f); }
   std::vector<std::string> SelectableFieldNames() const override {
     return {"metadata.name", "metadata.namespace", "spec.nodeName", "spec.restartPolicy", "spec.schedulerName",
             "spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP", "status.nominatedNodeName"};
@@ -421,11 +422,11 @@ std::vector<registry::RestResource> Pods(const registry::GroupDeps& deps) {
   c.return_deleted_object = true;
   auto store = std::make_shared<CoreStore>(c, strategy, schema);
   std::vector<registry::RestResource> out;
-  out.push_back({info, store, schema, true, true});
+  out.push_back({info, store, schema, true});
   registry::StoreConfig sc = c;
   sc.info.subresource = "status";
   out.push_back({sc.info, std::make_shared<CoreSubresourceStore>(sc, std::make_shared<PodStatusStrategy>(strategy), schema),
-                 schema, true, true});
+                 schema, true});
   auto subs = PodSubresources(deps, store, strategy);
   out.insert(out.end(), std::make_move_iterator(subs.begin()), std::make_move_iterator(subs.end()));
   return out;

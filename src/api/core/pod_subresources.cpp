@@ -437,20 +437,19 @@ std::vector<registry::RestResource> PodSubresources(const registry::GroupDeps& d
   auto find = [&](const char* def) { return deps.schemas ? deps.schemas->Find(def) : nullptr; };
   std::vector<registry::RestResource> out;
   auto binding = SubInfo(pi, "binding", "Binding", "io.k8s.api.core.v1.Binding");
-  out.push_back({binding, std::make_shared<BindingStore>(binding, pods), find(binding.definition.c_str()), true, true});
+  out.push_back({binding, std::make_shared<BindingStore>(binding, pods), find(binding.definition.c_str()), true});
   // kube's top-level "bindings" collection: the same binding, the pod named by the body.
   registry::ResourceInfo bindings =
       MakeInfo({"", "v1", "bindings", "binding", "Binding", true, {}, {}, "io.k8s.api.core.v1.Binding"});
-  out.push_back({bindings, std::make_shared<BindingStore>(bindings, pods), find(bindings.definition.c_str()), true, true});
+  out.push_back({bindings, std::make_shared<BindingStore>(bindings, pods), find(bindings.definition.c_str()), true});
   auto eviction = SubInfo(pi, "eviction", "Eviction", "io.k8s.api.policy.v1.Eviction", "policy", "v1");
-  out.push_back({eviction, std::make_shared<EvictionStore>(eviction, pods, deps.prefix), find(eviction.definition.c_str()), true,
-                 true});
+  out.push_back({eviction, std::make_shared<EvictionStore>(eviction, pods, deps.prefix), find(eviction.definition.c_str()), true});
   auto ephemeral = SubInfo(pi, "ephemeralcontainers", "Pod", "io.k8s.api.core.v1.Pod");
   registry::StoreConfig ec = pods->config();
   ec.info = ephemeral;
   ec.strategy = nullptr;
   out.push_back({ephemeral, std::make_shared<CoreSubresourceStore>(ec, std::make_shared<EphemeralContainersStrategy>(), pod_schema),
-                 pod_schema, true, true});
+                 pod_schema, true});
   struct Stream {
     const char* sub;
     const char* kind;
@@ -462,7 +461,7 @@ std::vector<registry::RestResource> PodSubresources(const registry::GroupDeps& d
                           Stream{"proxy", "PodProxyOptions", StreamKind::kProxy}}) {
     std::string def = std::string("io.k8s.api.core.v1.") + s.kind;
     auto info = SubInfo(pi, s.sub, s.kind, def.c_str());
-    out.push_back({info, std::make_shared<PodStreamStore>(info, pods, s.k, deps.prefix), nullptr, true, true});
+    out.push_back({info, std::make_shared<PodStreamStore>(info, pods, s.k, deps.prefix), nullptr, true});
   }
   return out;
 }

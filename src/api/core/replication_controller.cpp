@@ -106,6 +106,7 @@ class RcStrategy : public registry::DefaultStrategy {
             {"Images", "string", "", "Images referenced by each container in the template.", 1},
             {"Selector", "string", "", kReplicationControllerSpecSelector, 1}};
   }
+  std::string UnsupportedFieldLabelMessage(std::string_view f) const override { return am::FieldLabelNotSupportedError(f); }
   std::vector<std::string> SelectableFieldNames() const override {
     return {"metadata.name", "metadata.namespace", "status.replicas"};
   }
@@ -155,7 +156,7 @@ std::vector<registry::RestResource> ReplicationControllers(const registry::Group
   sc.selector = [](const Object& rc) { return SelectorString(SelectorOf(rc)); };
   registry::ResourceInfo scale = registry::ScaleInfo(info);
   out.push_back({scale, std::make_shared<registry::ScaleStore>(parent, scale, sc),
-                 deps.schemas ? deps.schemas->Find(scale.definition) : nullptr, true, true});
+                 deps.schemas ? deps.schemas->Find(scale.definition) : nullptr, true});
   return out;
 }
 

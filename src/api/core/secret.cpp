@@ -124,6 +124,7 @@ class SecretStrategy : public registry::DefaultStrategy {
     return errs;
   }
 
+  std::string UnsupportedFieldLabelMessage(std::string_view f) const override { return am::FieldLabelNotSupportedError(f); }
   std::vector<std::string> SelectableFieldNames() const override {
     return {"metadata.name", "metadata.namespace", "type"};
   }

@@ -114,6 +114,7 @@ class ServiceStrategy : public registry::DefaultStrategy {
             json::value(FormatLabels(sel && sel->is_object() ? &sel->get_object() : nullptr))};
   }
 
+  std::string UnsupportedFieldLabelMessage(std::string_view f) const override { return am::FieldLabelNotSupportedError(f); }
   std::vector<std::string> SelectableFieldNames() const override {
     return {"metadata.name", "metadata.namespace", "spec.clusterIP", "spec.type"};
   }
@@ -286,11 +287,11 @@ std::vector<registry::RestResource> Services(const registry::GroupDeps& deps, co
   c.return_deleted_object = true;
   auto store = std::make_shared<ServiceStore>(c, strategy, schema, allocator);
   std::vector<registry::RestResource> out;
-  out.push_back({info, store, schema, true, true});
+  out.push_back({info, store, schema, true});
   registry::StoreConfig sc = c;
   sc.info.subresource = "status";
   out.push_back({sc.info, std::make_shared<CoreSubresourceStore>(sc, std::make_shared<ServiceStatusStrategy>(strategy), schema),
-                 schema, true, true});
+                 schema, true});
   registry::ResourceInfo proxy = info;
   proxy.subresource = "proxy";
   proxy.kind = "ServiceProxyOptions";
@@ -298,7 +299,7 @@ std::vector<registry::RestResource> Services(const registry::GroupDeps& deps, co
   proxy.short_names.clear();
   proxy.categories.clear();
   proxy.definition = "io.k8s.api.core.v1.ServiceProxyOptions";
-  out.push_back({proxy, std::make_shared<ServiceProxyStore>(proxy, store, deps.prefix + "/services/endpoints"), nullptr, true, true});
+  out.push_back({proxy, std::make_shared<ServiceProxyStore>(proxy, store, deps.prefix + "/services/endpoints"), nullptr, true});
   return out;
 }
 

@@ -207,7 +207,6 @@ std::vector<registry::RestResource> ServiceAccountToken(const registry::GroupDep
   r.info = info;
   r.storage = std::make_shared<TokenRequestStore>(info, std::move(opts), deps.clock, deps.admission);
   r.schema = deps.schemas ? deps.schemas->Find(info.definition) : nullptr;
-  r.preferred = true;
   return {std::move(r)};
 }
 

@@ -188,7 +188,7 @@ StatusOr<std::string> ConvertFieldSelector(const std::string& selector) {
   if (!parsed.ok()) return parsed.status();
   std::vector<std::string> served;
   for (const auto& [from, to] : kMapping) served.push_back(from);
-  if (Status st = am::CheckFieldSelectorFields(*parsed, served, false); !st.ok()) return st;
+  if (Status st = am::CheckFieldSelectorFields(*parsed, served, am::FieldLabelNotSupportedError); !st.ok()) return st;
   auto converted = parsed->Transform([](const std::string& field, const std::string& value)
                                          -> StatusOr<std::pair<std::string, std::string>> {
     for (const auto& [from, to] : kMapping) {
@@ -227,6 +227,10 @@ class EventsV1Store : public registry::OwningStore {
     if (!fs.ok()) co_return fs.status();
     o.field_selector = std::move(*fs);
     co_return co_await OwningStore::DeleteCollection(ctx, dopts, o);
+  }
+  // kube stores events.k8s.io's events with core's (cohabitating resources, core first): in v1.
+  std::optional<am::GroupVersionKind> StorageVersion() const override {
+    return am::GroupVersionKind{"", "v1", "Event"};
   }
 };
 

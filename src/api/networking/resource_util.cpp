@@ -35,7 +35,6 @@ std::vector<registry::RestResource> MakeResourceWith(
     r.info = c.info;
     r.storage = std::make_shared<SubresourceStorage>(std::move(c), std::move(strategy));
     r.schema = main.schema;
-    r.preferred = main.preferred;
     r.protobuf = main.protobuf;
     out.push_back(std::move(r));
   }

@@ -38,13 +38,11 @@ class AutoscalingTest : public ::testing::Test {
   ApiTestEnv env_{Install};
 };
 
-TEST_F(AutoscalingTest, ServedInBothVersionsV2Preferred) {
+TEST_F(AutoscalingTest, ServedInBothVersions) {
   const auto* v2 = env_.Find("horizontalpodautoscalers", "", "v2");
   const auto* v1 = env_.Find("horizontalpodautoscalers", "", "v1");
   ASSERT_NE(v2, nullptr);
   ASSERT_NE(v1, nullptr);
-  EXPECT_TRUE(v2->preferred);
-  EXPECT_FALSE(v1->preferred);
   EXPECT_EQ(v1->info.ApiVersion(), "autoscaling/v1");
   EXPECT_EQ(v1->info.short_names, std::vector<std::string>{"hpa"});
   EXPECT_EQ(v2->info.categories, std::vector<std::string>{"all"});
