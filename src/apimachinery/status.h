@@ -94,6 +94,12 @@ class [[nodiscard]] Status {
     storage_code_ = c;
     return *this;
   }
+  // The Status's ListMeta continue (kube's 410 for an expired continue token carries a fresh one).
+  const std::string& list_continue() const { return list_continue_; }
+  Status& WithListContinue(std::string token) {
+    list_continue_ = std::move(token);
+    return *this;
+  }
 
   bool IsStorage(StorageCode c) const { return storage_code_ == c; }
   std::string ToString() const;
@@ -106,6 +112,7 @@ class [[nodiscard]] Status {
   bool details_present_ = false;
   StorageCode storage_code_ = StorageCode::kNone;
   int64_t revision_ = 0;
+  std::string list_continue_;
 };
 
 template <class T>

@@ -63,6 +63,7 @@ int64_t IntField(const json::object& o, std::string_view k) {
 json::object StatusToJson(const Status& s) {
   if (s.ok()) return SuccessStatusToJson(nullptr, 200);
   json::object o = Header();
+  if (!s.list_continue().empty()) o["metadata"] = json::object{{"continue", s.list_continue()}};
   o.emplace("status", "Failure");
   PutString(o, "message", s.message());
   PutString(o, "reason", s.reason());
@@ -110,6 +111,9 @@ std::optional<Status> StatusFromJson(const json::value& v) {
       }
     }
     s.WithDetails(std::move(details));
+  }
+  if (auto md = o.find("metadata"); md != o.end() && md->value().is_object()) {
+    s.WithListContinue(StringField(md->value().get_object(), "continue"));
   }
   return s;
 }

@@ -510,7 +510,11 @@ void App::State::InstallHealthAndMetrics() {
       },
       server::HealthChecks::kReadyz);
   s.health.Install(s.router);
-  server::InstallVersion(s.router, server::CurrentVersionInfo(kKubeMajor, kKubeMinor, GitVersion()));
+  server::VersionInfo version = server::CurrentVersionInfo(kKubeMajor, kKubeMinor, GitVersion());
+  version.git_commit = GitCommit();
+  version.git_tree_state = GitTreeState();
+  if (!BuildDate().empty()) version.build_date = BuildDate();
+  server::InstallVersion(s.router, std::move(version));
   server::InstallMetrics(s.router, s.metrics);
   server::InstallRootPaths(s.router);
 }
@@ -544,6 +548,10 @@ Status App::State::Serve(const Pki& pki, http::Handler root, const std::string& 
   if (!pair.ok()) return pair.status();
   hopts.tls_cert_file = pair->cert_file;
   hopts.tls_private_key_file = pair->key_file;
+  hopts.client_ca_files.push_back(o.client_ca_file.empty() ? pki.ca_cert_file : o.client_ca_file);
+  if (!o.authentication.requestheader_client_ca_file.empty()) {
+    hopts.client_ca_files.push_back(o.authentication.requestheader_client_ca_file);
+  }
   hopts.limits.max_body_bytes = static_cast<size_t>(o.max_request_body_bytes);
   s.http = std::make_unique<server::HttpServer>(hopts, std::move(root));
   Status written;

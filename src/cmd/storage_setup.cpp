@@ -42,6 +42,12 @@ StatusOr<std::unique_ptr<StorageSetup>> StorageSetup::Open(const Options& o, Met
     storage::EmbeddedOptions eo;
     eo.dir = o.data_dir + "/store";
     eo.quota_bytes = o.storage_quota_bytes;
+    // --etcd-compaction-interval schedules the embedded store's compaction as it does kube's
+    // compactor: every interval, keeping at least one interval of history (0: never).
+    const auto interval = std::chrono::duration_cast<std::chrono::seconds>(o.etcd_compaction_interval);
+    eo.compaction_interval = o.etcd_compaction_interval.count() > 0 ? std::max(interval, std::chrono::seconds(1))
+                                                                    : std::chrono::seconds(0);
+    eo.compaction_retention = eo.compaction_interval;
     eo.metrics = &metrics;
     auto backend = storage::OpenEmbeddedBackend(eo);
     if (!backend.ok()) return backend.status();

@@ -1,5 +1,7 @@
 #include "server/http_server.h"
 
+#include <openssl/err.h>
+#include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
@@ -542,6 +544,33 @@ void HttpServer::Impl::Accept() {
   });
 }
 
+namespace {
+// The subjects of every certificate in the bundles, in order (Go's CertPool.Subjects()); a subject
+// already listed is not repeated.
+Status SetClientCaNames(SSL_CTX* ctx, const std::vector<std::string>& files) {
+  STACK_OF(X509_NAME)* names = sk_X509_NAME_new_null();
+  if (!names) return Status(500, "InternalError", "out of memory");
+  for (const auto& file : files) {
+    BIO* bio = BIO_new_file(file.c_str(), "r");
+    if (!bio) {
+      sk_X509_NAME_pop_free(names, X509_NAME_free);
+      return Status(500, "InternalError", "cannot read client CA bundle " + file);
+    }
+    while (X509* cert = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr)) {
+      const X509_NAME* subject = X509_get_subject_name(cert);
+      bool seen = false;
+      for (int i = 0; i < sk_X509_NAME_num(names) && !seen; ++i) seen = X509_NAME_cmp(sk_X509_NAME_value(names, i), subject) == 0;
+      if (!seen) sk_X509_NAME_push(names, X509_NAME_dup(subject));
+      X509_free(cert);
+    }
+    ERR_clear_error();  // the end of the bundle reads as a PEM "no start line"
+    BIO_free(bio);
+  }
+  SSL_CTX_set_client_CA_list(ctx, names);  // takes ownership
+  return Status();
+}
+}  // namespace
+
 HttpServer::HttpServer(HttpServerOptions opts, http::Handler handler) : impl_(std::make_unique<Impl>()) {
   impl_->opts = std::move(opts);
   impl_->handler = std::move(handler);
@@ -569,6 +598,7 @@ Status HttpServer::Start(const std::function<void(int port)>& on_bound) {
     return Status(500, "InternalError", "the TLS private key does not match the certificate");
   }
   SSL_CTX_set_verify(s.tls.native_handle(), SSL_VERIFY_PEER, AlwaysAcceptPeer);
+  if (Status st = SetClientCaNames(s.tls.native_handle(), s.opts.client_ca_files); !st.ok()) return st;
   SSL_CTX_set_session_id_context(s.tls.native_handle(), reinterpret_cast<const unsigned char*>("capstan"), 7);
 
   int n = s.opts.io_threads > 0 ? s.opts.io_threads : static_cast<int>(std::thread::hardware_concurrency());

@@ -30,6 +30,10 @@ struct HttpServerOptions {
   int port = 6443;  // 0: pick a free port
   std::string tls_cert_file;
   std::string tls_private_key_file;
+  // PEM bundles of the CAs client certificates are verified with (--client-ca-file, then
+  // --requestheader-client-ca-file): the handshake names their subjects as acceptable client CAs, as
+  // Go's server does with its ClientCAs pool, so a client holding several certificates picks by them.
+  std::vector<std::string> client_ca_files;
   int io_threads = 0;  // 0: one per core
   http::ParserLimits limits;
   std::chrono::seconds idle_timeout{90};

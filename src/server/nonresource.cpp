@@ -18,12 +18,12 @@ VersionInfo CurrentVersionInfo(int major, int minor, const std::string& git_vers
   v.major = std::to_string(major);
   v.minor = std::to_string(minor);
   v.git_version = git_version;
-  v.git_commit = "";
-  v.build_date = __DATE__ " " __TIME__;
 #if defined(__clang__)
-  v.compiler_version = std::string("clang ") + __clang_version__;
+  v.compiler_version = "clang " + std::to_string(__clang_major__) + "." + std::to_string(__clang_minor__) + "." +
+                       std::to_string(__clang_patchlevel__);
 #elif defined(__GNUC__)
-  v.compiler_version = std::string("gcc ") + __VERSION__;
+  v.compiler_version = "gcc " + std::to_string(__GNUC__) + "." + std::to_string(__GNUC_MINOR__) + "." +
+                       std::to_string(__GNUC_PATCHLEVEL__);
 #else
   v.compiler_version = "unknown";
 #endif
@@ -43,9 +43,9 @@ std::string VersionJson(const VersionInfo& v) {
   o["minor"] = v.minor;
   o["gitVersion"] = v.git_version;
   o["gitCommit"] = v.git_commit;
-  o["gitTreeState"] = "clean";
+  o["gitTreeState"] = v.git_tree_state;
   o["buildDate"] = v.build_date;
-  o["goVersion"] = v.compiler_version;  // Capstan is not written in Go: the compiler stands in for it
+  o["goVersion"] = v.compiler_version;
   o["compiler"] = "clang";
   o["platform"] = v.platform;
   return boost::json::serialize(o);

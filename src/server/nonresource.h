@@ -9,16 +9,19 @@
 
 namespace capstan::server {
 
+// kube's version.Info. The git fields come from the build; kube's defaults stand where it has none.
 struct VersionInfo {
   std::string major;
   std::string minor;
   std::string git_version;
   std::string git_commit;
-  std::string build_date;
-  std::string compiler_version;
+  std::string git_tree_state;
+  std::string build_date = "1970-01-01T00:00:00Z";
+  std::string compiler_version;  // goVersion: Capstan is not written in Go, so its compiler, "clang 14.0.6"
   std::string platform;
 };
 
+// The version of this binary: the given version and the compiler and platform it was built with.
 VersionInfo CurrentVersionInfo(int major, int minor, const std::string& git_version);
 std::string VersionJson(const VersionInfo& v);
 

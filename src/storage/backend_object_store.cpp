@@ -57,13 +57,16 @@ Status CompactedListStatus() {
   return Status(410, "Expired", "The resourceVersion for the provided list is too old.");
 }
 
-Status ContinueExpiredStatus() {
+// kube's answer to a continue token whose revision is compacted: a token to go on from the same key
+// at the latest revision (rv -1), for a client that accepts an inconsistent list.
+Status ContinueExpiredStatus(const std::string& continue_from, const std::string& prefix) {
   return Status(410, "Expired",
                 "The provided continue parameter is too old to display a consistent list result. You can start a new "
                 "list without the continue parameter, or use the continue token in this response to retrieve the "
                 "remainder of the results. Continuing with the provided token results in an inconsistent list - "
                 "objects that were created, modified, or deleted between the time the first chunk was returned and "
-                "now may show up in the list.");
+                "now may show up in the list.")
+      .WithListContinue(EncodeContinue(continue_from, prefix, -1));
 }
 
 }  // namespace
@@ -200,6 +203,7 @@ Task<StatusOr<ListResult>> BackendObjectStore::GetList(const std::string& key, c
   int64_t with_rev = 0;
   std::string from = prefix;
   bool continuing = false;
+  std::string continue_from;
   int64_t min_rv = 0;
   if (!opts.continue_token.empty()) {
     auto pos = DecodeContinue(opts.continue_token, prefix);
@@ -209,6 +213,7 @@ Task<StatusOr<ListResult>> BackendObjectStore::GetList(const std::string& key, c
     }
     with_rev = pos->revision > 0 ? pos->revision : 0;
     from = pos->from_key;
+    continue_from = pos->from_key;
     continuing = true;
   } else if (!opts.resource_version.empty()) {
     auto rv = ParseResourceVersion(opts.resource_version);
@@ -244,7 +249,7 @@ Task<StatusOr<ListResult>> BackendObjectStore::GetList(const std::string& key, c
     auto resp = co_await backend_.Range(std::move(req));
     if (!resp.ok()) {
       Status st = resp.TakeStatus();
-      if (st.IsStorage(StorageCode::kCompacted)) co_return continuing ? ContinueExpiredStatus() : CompactedListStatus();
+      if (st.IsStorage(StorageCode::kCompacted)) co_return continuing ? ContinueExpiredStatus(continue_from, prefix) : CompactedListStatus();
       if (st.IsStorage(StorageCode::kFutureRevision)) co_return TooLargeResourceVersionStatus(with_rev, st.revision());
       co_return st;
     }

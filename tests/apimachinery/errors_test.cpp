@@ -159,5 +159,16 @@ TEST(StatusJsonTest, SuccessAndRoundTrip) {
   EXPECT_FALSE(StatusFromJson(*pod).has_value());
 }
 
+TEST(StatusJsonTest, AListContinueGoesInTheStatusListMeta) {
+  Status s = NewResourceExpired("too old");
+  s.WithListContinue("tok");
+  EXPECT_EQ(StatusToJsonString(s),
+            R"({"kind":"Status","apiVersion":"v1","metadata":{"continue":"tok"},"status":"Failure","message":"too old",)"
+            R"("reason":"Expired","code":410})");
+  auto back = StatusFromJson(StatusToJson(s));
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->list_continue(), "tok");
+}
+
 }  // namespace
 }  // namespace capstan::apimachinery

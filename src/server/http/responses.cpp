@@ -10,6 +10,7 @@ std::string StatusJson(const Status& st) {
   o["kind"] = "Status";
   o["apiVersion"] = "v1";
   o["metadata"] = boost::json::object();
+  if (!st.list_continue().empty()) o["metadata"] = boost::json::object{{"continue", st.list_continue()}};
   o["status"] = st.ok() ? "Success" : "Failure";
   if (!st.message().empty()) o["message"] = st.message();
   if (!st.reason().empty()) o["reason"] = st.reason();
