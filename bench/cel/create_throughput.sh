@@ -3,15 +3,16 @@
 # same CRD without rules, in one run of one server (loadgen POSTs with a unique name per request).
 # Usage: bench/cel/create_throughput.sh <build dir> [seconds] [connections]   (one loadgen line per case)
 set -euo pipefail
-BUILD=${1:?build dir}; SECS=${2:-5}; CONNS=${3:-8}
+BUILD=$(cd "${1:?build dir}" && pwd); SECS=${2:-5}; CONNS=${3:-8}
 DIR=$(mktemp -d /tmp/capstan-cel-bench-XXXXXX)
 KUBECTL=${KUBECTL:-/usr/lib/google-cloud-sdk/bin/kubectl.1.32}
 cd "$DIR"
 "$BUILD/capstan" --data-dir "$DIR/data" --secure-port 0 > capstan.log 2>&1 & SERVER=$!
 trap 'kill -TERM $SERVER 2>/dev/null; wait $SERVER 2>/dev/null; rm -rf "$DIR"' EXIT
-for i in $(seq 100); do [ -s data/admin.kubeconfig ] && break; sleep 0.1; done
+for i in $(seq 600); do [ -s data/admin.kubeconfig ] && break; sleep 0.1; done
 K="$KUBECTL --kubeconfig data/admin.kubeconfig"
-for i in $(seq 100); do $K get --raw /readyz >/dev/null 2>&1 && break; sleep 0.1; done
+for i in $(seq 600); do $K get --raw /readyz >/dev/null 2>&1 && break; sleep 0.1; done
+[ -s data/admin.kubeconfig ] || { echo "server did not start:"; tail -20 capstan.log; exit 1; }
 PORT=$(grep -o 'server: https://[^ ]*' data/admin.kubeconfig | sed 's/.*://')
 RULES='[{"rule":"self.minReplicas <= self.maxReplicas"},{"rule":"self.name.startsWith(\"app-\")"},
   {"rule":"self.name.matches(\"^[a-z][-a-z0-9]*$\")"},{"rule":"self.ports.all(p, p > 0 && p < 65536)"},
