@@ -8,6 +8,7 @@
 
 #include "aggregator/api_service_info.h"
 #include "apimachinery/json_parse.h"
+#include "apimachinery/version_priority.h"
 
 using namespace capstan;
 using namespace capstan::aggregator;
@@ -15,7 +16,7 @@ using namespace capstan::aggregator;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view in(reinterpret_cast<const char*>(data), size);
   size_t half = in.size() / 2;
-  (void)CompareKubeAwareVersion(std::string(in.substr(0, half)), std::string(in.substr(half)));
+  (void)apimachinery::CompareKubeAwareVersionStrings(in.substr(0, half), in.substr(half));
   auto v = apimachinery::ParseJsonValue(in);
   if (!v.ok() || !v->is_object()) return 0;
   const boost::json::object& o = v->as_object();
