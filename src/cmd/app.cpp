@@ -633,10 +633,17 @@ void App::State::SetComponentStatuses() {
                       auto snap = s.apis.Snapshot();
                       const auto* leases = snap->FindResource("coordination.k8s.io", "v1", "leases", "");
                       auto* getter = leases ? dynamic_cast<registry::Getter*>(leases->storage.get()) : nullptr;
-                      if (getter && s.opts.leader_elect) {
+                      // Another replica's loops (our Lease), or a real kube-controller-manager (its Lease).
+                      std::vector<std::pair<std::string, std::string>> held_by;
+                      if (s.opts.leader_elect) {
+                        held_by.emplace_back(s.opts.leader_elect_resource_namespace, s.opts.leader_elect_resource_name);
+                      }
+                      held_by.emplace_back("kube-system", "kube-controller-manager");
+                      for (const auto& [ns, name] : held_by) {
+                        if (!getter) break;
                         registry::Context ctx;
-                        ctx.namespace_ = s.opts.leader_elect_resource_namespace;
-                        auto lease = co_await getter->Get(ctx, s.opts.leader_elect_resource_name, {});
+                        ctx.namespace_ = ns;
+                        auto lease = co_await getter->Get(ctx, name, {});
                         if (lease.ok() && core::LeaseHeld(*lease, apimachinery::Timestamp::Now())) {
                           co_return core::ComponentHealth{"True", "ok", ""};
                         }

@@ -45,7 +45,8 @@ constexpr CapstanFlag kCapstanFlags[] = {
      "How long the leader keeps trying to renew before it stops leading."},
     {"leader-elect-retry-period", FlagKind::kDuration, "2s", "How often candidates try to acquire or renew the lease."},
     {"leader-elect-resource-lock", FlagKind::kString, "leases", "The lock object type; only leases."},
-    {"leader-elect-resource-name", FlagKind::kString, "kube-controller-manager", "The name of the Lease."},
+    {"leader-elect-resource-name", FlagKind::kString, "capstan-controller-manager",
+     "The name of the control loops' own Lease (they stand down while kube-system/kube-controller-manager is held by a live kube-controller-manager)."},
     {"leader-elect-resource-namespace", FlagKind::kString, "kube-system", "The namespace of the Lease."},
 };
 

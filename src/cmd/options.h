@@ -88,7 +88,7 @@ struct Options {
   std::chrono::nanoseconds leader_elect_lease_duration = std::chrono::seconds(15);
   std::chrono::nanoseconds leader_elect_renew_deadline = std::chrono::seconds(10);
   std::chrono::nanoseconds leader_elect_retry_period = std::chrono::seconds(2);
-  std::string leader_elect_resource_name = "kube-controller-manager";
+  std::string leader_elect_resource_name = "capstan-controller-manager";
   std::string leader_elect_resource_namespace = "kube-system";
 
   int verbosity = 0;

@@ -144,6 +144,39 @@ Task<bool> LeaderElector::TryAcquireOrRenew() {
   co_return true;
 }
 
+Task<bool> LeaderElector::ForeignLeaderLive() {
+  if (opts_.defer_to_name.empty()) co_return false;
+  if (opts_.defer_to_name == opts_.resource_name && opts_.defer_to_namespace == opts_.resource_namespace) {
+    co_return false;  // our own Lease: the election itself decides
+  }
+  auto lease = co_await client_.Get(kLeases, opts_.defer_to_namespace, opts_.defer_to_name);
+  bool live = false;
+  std::string holder;
+  if (lease.ok()) {
+    const json::value* sv = lease->if_contains("spec");
+    const json::object* spec = sv ? sv->if_object() : nullptr;
+    holder = StringField(spec, "holderIdentity");
+    const int64_t duration_s = IntField(spec, "leaseDurationSeconds");
+    auto renewed = am::ParseRfc3339Micro(StringField(spec, "renewTime"));
+    if (!holder.empty() && holder != opts_.identity && renewed.ok()) {
+      live = renewed->ToTimePoint() + std::chrono::seconds(duration_s) > clock_.Now();
+    }
+  } else if (!am::IsNotFound(lease.status())) {
+    LogWarn("error retrieving the kube-controller-manager lease",
+            {{"lease", opts_.defer_to_namespace + "/" + opts_.defer_to_name}, {"error", lease.status().message()}});
+  }
+  if (live && (!standing_down_ || holder != foreign_holder_)) {
+    LogInfo("standing down: another controller manager holds its lease",
+            {{"lease", opts_.defer_to_namespace + "/" + opts_.defer_to_name}, {"holder", holder}});
+  } else if (!live && standing_down_) {
+    LogInfo("the other controller manager's lease lapsed: campaigning",
+            {{"lease", opts_.defer_to_namespace + "/" + opts_.defer_to_name}});
+  }
+  standing_down_ = live;
+  foreign_holder_ = live ? holder : "";
+  co_return live;
+}
+
 Task<void> LeaderElector::Release() {
   auto lease = co_await client_.Get(kLeases, opts_.resource_namespace, opts_.resource_name);
   if (!lease.ok()) co_return;
@@ -176,7 +209,7 @@ Task<void> LeaderElector::Run() {
   while (!scope_.stopped()) {
     bool acquired = false;
     while (!scope_.stopped()) {
-      if (co_await TryAcquireOrRenew()) {
+      if (!co_await ForeignLeaderLive() && co_await TryAcquireOrRenew()) {
         acquired = true;
         break;
       }
@@ -187,7 +220,12 @@ Task<void> LeaderElector::Run() {
     SetLeading(true);
     auto last_renew = clock_.Monotonic();
     bool lost = false;
+    bool yielded = false;
     while (co_await scope_.Sleep(opts_.retry_period)) {
+      if (co_await ForeignLeaderLive()) {
+        yielded = true;
+        break;
+      }
       if (co_await TryAcquireOrRenew()) {
         last_renew = clock_.Monotonic();
         continue;
@@ -199,6 +237,10 @@ Task<void> LeaderElector::Run() {
     }
     if (lost) LogError("leaderelection lost", {{"lease", opts_.resource_namespace + "/" + opts_.resource_name}});
     SetLeading(false);
+    if (yielded) {
+      co_await Release();  // another replica of ours must not lead either; the foreign Lease is checked first
+      continue;
+    }
     if (!lost) break;  // stopping
   }
   co_await Release();

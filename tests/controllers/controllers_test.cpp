@@ -366,7 +366,7 @@ TEST_F(ControllersTest, ExpiredBootstrapTokensAreDeleted) {
 
 TEST_F(ControllersTest, LeaseRecordsTheLeaderAndWorkQueueMetricsAreExposed) {
   StartManager();
-  auto lease = Get(kLeases, "kube-system", "kube-controller-manager");
+  auto lease = Get(kLeases, "kube-system", "capstan-controller-manager");
   ASSERT_TRUE(lease.ok()) << lease.status().message();
   EXPECT_FALSE(JsonString(*lease, {"spec", "holderIdentity"}).empty());
   EXPECT_EQ(JsonPath(*lease, {"spec", "leaseDurationSeconds"})->as_int64(), 15);
@@ -377,7 +377,7 @@ TEST_F(ControllersTest, LeaseRecordsTheLeaderAndWorkQueueMetricsAreExposed) {
                         "workqueue_queue_duration_seconds_bucket{name=\"root_ca_cert_publisher\"",
                         "workqueue_work_duration_seconds_count{name=\"serviceaccount\"}",
                         "workqueue_retries_total{name=\"garbage_collector_attempt_to_delete\"}",
-                        "leader_election_master_status{name=\"kube-controller-manager\"} 1"}) {
+                        "leader_election_master_status{name=\"capstan-controller-manager\"} 1"}) {
     EXPECT_NE(text.find(s), std::string::npos) << s;
   }
 }
@@ -385,13 +385,13 @@ TEST_F(ControllersTest, LeaseRecordsTheLeaderAndWorkQueueMetricsAreExposed) {
 TEST_F(ControllersTest, RestartTakesOverTheLeaseAtOnceAndReleasesOnStop) {
   StartManager();
   manager_->Stop();
-  auto lease = Get(kLeases, "kube-system", "kube-controller-manager");
+  auto lease = Get(kLeases, "kube-system", "capstan-controller-manager");
   ASSERT_TRUE(lease.ok());
   EXPECT_EQ(JsonString(*lease, {"spec", "holderIdentity"}), "") << "released on stop";
   // A new process (new identity) leads at once.
   manager_.reset();
   StartManager();
-  lease = Get(kLeases, "kube-system", "kube-controller-manager");
+  lease = Get(kLeases, "kube-system", "capstan-controller-manager");
   ASSERT_TRUE(lease.ok());
   EXPECT_FALSE(JsonString(*lease, {"spec", "holderIdentity"}).empty());
   EXPECT_GE(JsonPath(*lease, {"spec", "leaseTransitions"})->as_int64(), 1);
@@ -401,7 +401,7 @@ TEST_F(ControllersTest, SecondCandidateWaitsWhileTheLeaseIsHeld) {
   // A lease held by someone else, renewed just now: a non-sole replica does not take it.
   std::string now = am::FormatRfc3339Micro(am::Timestamp::Now());
   ASSERT_TRUE(Create(kLeases, "kube-system",
-                     R"({"metadata":{"name":"kube-controller-manager"},"spec":{"holderIdentity":"other",
+                     R"({"metadata":{"name":"capstan-controller-manager"},"spec":{"holderIdentity":"other",
                        "leaseDurationSeconds":3600,"acquireTime":")" + now + R"(","renewTime":")" + now +
                          R"(","leaseTransitions":0}})")
                   .ok());
@@ -414,12 +414,62 @@ TEST_F(ControllersTest, SecondCandidateWaitsWhileTheLeaseIsHeld) {
   EXPECT_FALSE(manager_->IsLeader());
   EXPECT_EQ(manager_->runs(), 0);
   // The holder lets go: the candidate takes over.
-  auto released = SyncWait(client_->Mutate(kLeases, "kube-system", "kube-controller-manager", [](Object& l) -> StatusOr<bool> {
+  auto released = SyncWait(client_->Mutate(kLeases, "kube-system", "capstan-controller-manager", [](Object& l) -> StatusOr<bool> {
     l["spec"].as_object()["holderIdentity"] = "";
     return true;
   }));
   ASSERT_TRUE(released.ok());
   EXPECT_TRUE(Eventually([&] { return manager_->IsLeader(); }));
+}
+
+TEST_F(ControllersTest, LoopsStandDownWhileAKubeControllerManagerRenewsItsLeaseAndTakeOverWhenItLapses) {
+  StartManager();  // sole replica, leading on its own Lease
+  EXPECT_TRUE(Get(kLeases, "kube-system", "capstan-controller-manager").ok());
+  EXPECT_FALSE(Get(kLeases, "kube-system", "kube-controller-manager").ok()) << "the real one's Lease is left alone";
+  const int runs_before = manager_->runs();
+  // A real kube-controller-manager starts: it creates its Lease (2 s) and renews it every 200 ms.
+  auto lease_body = [](const std::string& holder) {
+    std::string now = am::FormatRfc3339Micro(am::Timestamp::Now());
+    return R"({"metadata":{"name":"kube-controller-manager"},"spec":{"holderIdentity":")" + holder +
+           R"(","leaseDurationSeconds":2,"acquireTime":")" + now + R"(","renewTime":")" + now +
+           R"(","leaseTransitions":0}})";
+  };
+  ASSERT_TRUE(Create(kLeases, "kube-system", lease_body("kcm-host_1234")).ok());
+  std::atomic<bool> renewing{true};
+  std::thread holder([&] {
+    while (renewing.load()) {
+      (void)SyncWait(client_->Mutate(kLeases, "kube-system", "kube-controller-manager", [](Object& l) -> StatusOr<bool> {
+        l["spec"].as_object()["renewTime"] = am::FormatRfc3339Micro(am::Timestamp::Now());
+        return true;
+      }));
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+  });
+  EXPECT_TRUE(Eventually([&] { return !manager_->IsLeader(); })) << "stands down while the other leads";
+  // While the other keeps renewing, no loop runs and our Lease is released.
+  for (int i = 0; i < 10; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    EXPECT_FALSE(manager_->IsLeader());
+  }
+  auto own = Get(kLeases, "kube-system", "capstan-controller-manager");
+  ASSERT_TRUE(own.ok());
+  EXPECT_EQ(JsonString(*own, {"spec", "holderIdentity"}), "");
+  // The other goes away without releasing: once its renewTime is older than its duration, we lead again.
+  renewing = false;
+  holder.join();
+  EXPECT_TRUE(Eventually([&] { return manager_->IsLeader(); }, std::chrono::seconds(30)));
+  EXPECT_TRUE(Eventually([&] { return manager_->runs() > runs_before; }));
+  // A Lease released by its holder (empty holderIdentity) does not hold the loops back either.
+  auto released = SyncWait(client_->Mutate(kLeases, "kube-system", "kube-controller-manager", [](Object& l) -> StatusOr<bool> {
+    l["spec"].as_object()["holderIdentity"] = "";
+    l["spec"].as_object()["renewTime"] = am::FormatRfc3339Micro(am::Timestamp::Now());
+    return true;
+  }));
+  ASSERT_TRUE(released.ok());
+  for (int i = 0; i < 5; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    EXPECT_TRUE(manager_->IsLeader());
+  }
 }
 
 }  // namespace

@@ -237,14 +237,14 @@ TEST_F(ControllersE2E, ServiceAccountTokenSecretsAreFilledAndGoWithTheirAccount)
 }
 
 TEST_F(ControllersE2E, LeaseNamesTheLeaderAndMetricsShowTheQueues) {
-  EXPECT_FALSE(Out({"get", "lease", "kube-controller-manager", "-n", "kube-system", "-o",
+  EXPECT_FALSE(Out({"get", "lease", "capstan-controller-manager", "-n", "kube-system", "-o",
                     "jsonpath={.spec.holderIdentity}"})
                    .empty());
   std::string metrics = Out({"get", "--raw", "/metrics"});
   for (const char* s : {"workqueue_adds_total{name=\"namespace\"}", "workqueue_depth{name=\"serviceaccount\"}",
                         "workqueue_work_duration_seconds_bucket{name=\"garbage_collector_attempt_to_delete\"",
                         "workqueue_retries_total{name=\"root_ca_cert_publisher\"}",
-                        "leader_election_master_status{name=\"kube-controller-manager\"} 1"}) {
+                        "leader_election_master_status{name=\"capstan-controller-manager\"} 1"}) {
     EXPECT_NE(metrics.find(s), std::string::npos) << s;
   }
 }

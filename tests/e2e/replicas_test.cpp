@@ -378,7 +378,7 @@ TEST_F(ReplicasE2E, RestartingEverythingPreservesEveryObject) {
 }
 
 // Leader handover, on its own cluster (one etcd member) with short leader-election timings: two
-// replicas campaign for kube-system/kube-controller-manager; the holder is SIGKILLed; the other takes
+// replicas campaign for kube-system/capstan-controller-manager (their own Lease); the holder is SIGKILLed; the other takes
 // the Lease once it expires and its control loops run (a namespace created after the kill gets its
 // `default` ServiceAccount and `kube-root-ca.crt` ConfigMap).
 constexpr int kLeaseSeconds = 4;
@@ -386,7 +386,7 @@ constexpr int kLeaseSeconds = 4;
 // The Lease as seen through the replica on `port` ({} when it cannot be read).
 json::object LeaseOf(int port, const std::string& data_dir) {
   json::object lease = JsonOf(
-      Raw(port, data_dir, "GET", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager"));
+      Raw(port, data_dir, "GET", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/capstan-controller-manager"));
   if (!lease.contains("spec")) return {};
   return lease;
 }
