@@ -19,6 +19,7 @@
 #include "admission/priority.h"
 #include "admission/resource_quota.h"
 #include "admission/service_account.h"
+#include "admission/validating_admission_policy.h"
 #include "admission/webhook_plugins.h"
 #include "util/strings.h"
 
@@ -112,6 +113,8 @@ StatusOr<ChainBuild> BuildChain(const std::vector<std::string>& enable, const st
       plugins.push_back(std::make_unique<DefaultStorageClass>(deps.list));
     } else if (name == "MutatingAdmissionWebhook" && caller) {
       plugins.push_back(std::make_unique<MutatingWebhookPlugin>(deps.webhook_source, caller));
+    } else if (name == "ValidatingAdmissionPolicy" && deps.list) {
+      plugins.push_back(std::make_unique<ValidatingAdmissionPolicyPlugin>(deps.list, deps.get, deps.namespace_lookup));
     } else if (name == "ValidatingAdmissionWebhook" && caller) {
       plugins.push_back(std::make_unique<ValidatingWebhookPlugin>(deps.webhook_source, caller));
     } else if (name == "ResourceQuota" && deps.get && deps.list && deps.update) {

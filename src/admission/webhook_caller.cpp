@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 #include <chrono>
 
+#include "admission/match_conditions.h"
 #include "apimachinery/errors.h"
 #include "apimachinery/json_parse.h"
 #include "apimachinery/json_write.h"
@@ -23,14 +24,6 @@ CallOutcome CallError(const Webhook& w, const std::string& reason) {
   o.kind = CallOutcome::kCallError;
   o.status = Status(500, "InternalError", "failed calling webhook \"" + w.name + "\": " + reason);
   return o;
-}
-
-const json::object* LabelsOf(const registry::Object* obj) {
-  if (!obj) return nullptr;
-  const json::value* md = obj->if_contains("metadata");
-  if (!md || !md->is_object()) return nullptr;
-  const json::value* labels = md->as_object().if_contains("labels");
-  return labels && labels->is_object() ? &labels->as_object() : nullptr;
 }
 
 }  // namespace
@@ -69,6 +62,12 @@ WebhookCaller::WebhookCaller(WebhookCallerDeps deps) : deps_(std::move(deps)) {
         "Admission webhook fail open count, identified by name and broken out for each admission type (validating or "
         "mutating).",
         {"name", "type"});
+    exclusions_ = &deps_.metrics->NewCounterVec(
+        "apiserver_admission_match_condition_exclusions_total",
+        "Admission match condition evaluation exclusions count, identified by name of resource containing the match "
+        "condition and broken out for each kind containing matchConditions (webhook or policy), operation and "
+        "admission type (validate or admit).",
+        {"name", "kind", "type", "operation"});
   }
 }
 
@@ -78,14 +77,7 @@ void WebhookCaller::CountFailOpen(const Webhook& w) const {
 
 Task<StatusOr<bool>> WebhookCaller::ShouldCall(const Webhook& w, const Attributes& a) const {
   if (!a.resource) co_return false;
-  MatchRequest mr;
-  mr.operation = a.operation;
-  mr.group = a.resource->group;
-  mr.version = a.resource->version;
-  mr.resource = a.resource->resource;
-  mr.subresource = a.subresource;
-  mr.namespaced = a.resource->namespaced;
-  if (!RulesMatch(w, mr)) co_return false;
+  if (!RulesMatch(w, MatchRequestFor(a))) co_return false;
   if (w.object_selector && !w.object_selector->Empty()) {
     bool match = (a.object && a.operation != "DELETE" && w.object_selector->Matches(LabelsOf(a.object))) ||
                  (a.old_object && w.object_selector->Matches(LabelsOf(a.old_object)));
@@ -97,10 +89,23 @@ Task<StatusOr<bool>> WebhookCaller::ShouldCall(const Webhook& w, const Attribute
       co_return w.namespace_selector->Matches(LabelsOf(obj));
     }
     if (!a.resource->namespaced) co_return true;
-    if (!deps_.namespace_lookup) co_return true;
-    auto ns = co_await deps_.namespace_lookup(a.namespace_);
-    if (!ns.ok()) co_return am::NewInternalError(ns.status().message());
-    co_return w.namespace_selector->Matches(LabelsOf(&*ns));
+    if (deps_.namespace_lookup) {
+      auto ns = co_await deps_.namespace_lookup(a.namespace_);
+      if (!ns.ok()) co_return am::NewInternalError(ns.status().message());
+      if (!w.namespace_selector->Matches(LabelsOf(&*ns))) co_return false;
+    }
+  }
+  if (w.match_conditions && !w.match_conditions->empty()) {
+    cel::AdmissionActivation act(AdmissionValuesFor(a));
+    auto m = w.match_conditions->Match(act, w.failure_policy != "Ignore");
+    if (!m.error.empty()) {
+      LogWarn("failed evaluating match conditions, failing closed", {{"webhook", w.name}, {"error", m.error}});
+      co_return ForbiddenFor(a, m.error);
+    }
+    if (!m.matches) {
+      if (exclusions_) exclusions_->With({w.name, "webhook", w.mutating ? "admit" : "validating", a.operation})->Inc();
+      co_return false;
+    }
   }
   co_return true;
 }
@@ -123,10 +128,6 @@ StatusOr<http::HttpClient*> WebhookCaller::ClientFor(const std::string& ca_pem, 
 
 Task<CallOutcome> WebhookCaller::Call(const Webhook& w, const Attributes& a, const registry::Object* object) {
   if (!w.invalid.empty()) co_return CallError(w, "could not get REST client: " + w.invalid);
-  if (w.has_match_conditions) {
-    co_return CallError(w, "matchConditions are not supported by this server yet (they need CEL); remove them or "
-                           "set failurePolicy: Ignore");
-  }
   if (a.dry_run) {
     if (!w.side_effects) {
       CallOutcome o = CallError(w, "Webhook SideEffects is nil");

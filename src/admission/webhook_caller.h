@@ -12,8 +12,9 @@
 //     request: ..."), whatever the failurePolicy (dry-run refusals too);
 //   - kCallError: the call failed (transport, timeout, bad response, unusable configuration);
 //     `status` carries kube's text "failed calling webhook \"x\": ..." and failurePolicy decides.
-// matchConditions need CEL, which Capstan does not have yet: such a webhook is a call error with a
-// message saying so. HTTP clients are cached per (CA bundle, server name).
+// Last, the webhook's matchConditions (match_conditions.h): any false skips the webhook; an evaluation
+// error skips it under failurePolicy Ignore and, under Fail, is a 403 naming the object with kube's
+// text ("... is forbidden: expression '...' resulted in error: ..."). HTTP clients are cached per (CA bundle, server name).
 // Thread-safety: safe from any thread; calls run concurrently.
 #pragma once
 
@@ -67,6 +68,7 @@ class WebhookCaller {
   HistogramVec* durations_ = nullptr;  // apiserver_admission_webhook_admission_duration_seconds
   CounterVec* rejections_ = nullptr;   // apiserver_admission_webhook_rejection_count
   CounterVec* fail_open_ = nullptr;    // apiserver_admission_webhook_fail_open_count
+  CounterVec* exclusions_ = nullptr;   // apiserver_admission_match_condition_exclusions_total
 };
 
 // The text Go's REST client gives for a non-2xx answer (the Status message it carries, else a

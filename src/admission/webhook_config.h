@@ -9,6 +9,7 @@
 // selector) keeps an `invalid` reason: calling it fails as kube's client manager does, so
 // failurePolicy decides.
 //
+// matchConditions are compiled here, once per configuration version (match_conditions.h).
 // Matches() is kube's rule matching: operations ("*" or the operation), apiGroups, apiVersions,
 // resources ("*", "*/*", "pods", "pods/*", "*/status", "pods/status"), scope ("*", "Cluster",
 // "Namespaced"); matchPolicy Equivalent also matches the same group and resource in another version.
@@ -21,9 +22,12 @@
 #include <vector>
 
 #include "apimachinery/labels.h"
+#include "registry/admission_hook.h"
 #include "registry/rest.h"
 
 namespace capstan::admission {
+
+class MatchConditions;
 
 struct WebhookRule {
   std::vector<std::string> operations;
@@ -50,7 +54,7 @@ struct Webhook {
   int timeout_seconds = 10;
   std::vector<std::string> review_versions;
   std::string reinvocation_policy = "Never";
-  bool has_match_conditions = false;
+  std::shared_ptr<const MatchConditions> match_conditions;  // null: none
   std::string invalid;  // why this webhook cannot be called, "" when it can
 };
 
@@ -63,6 +67,19 @@ struct MatchRequest {
 
 bool RuleMatches(const WebhookRule& rule, const MatchRequest& r, bool equivalent);
 bool RulesMatch(const Webhook& w, const MatchRequest& r);
+
+// The parts of a request rule matching looks at (`a.resource` set).
+MatchRequest MatchRequestFor(const registry::AdmissionAttributes& a);
+// One rule object (operations, apiGroups, apiVersions, resources, scope).
+WebhookRule ParseRule(const boost::json::object& r);
+// metadata.labels of an object; null when absent.
+const boost::json::object* LabelsOf(const registry::Object* obj);
+// A label selector field (nullopt when absent or null); a bad one sets `invalid`.
+std::optional<apimachinery::LabelSelector> SelectorField(const boost::json::object& o, std::string_view key,
+                                                         std::string& invalid);
+// A string field ("" when absent or not a string) and a list of strings (non-strings skipped).
+std::string StringField(const boost::json::object& o, std::string_view key);
+std::vector<std::string> StringsField(const boost::json::object& o, std::string_view key);
 
 std::vector<Webhook> ParseWebhooks(const std::vector<registry::Object>& configurations, bool mutating);
 

@@ -352,7 +352,8 @@ TEST(BuildChainTest, DefaultPluginsInKubesOrderAndUnknownNamesRefused) {
   for (const auto& p : built->chain->plugins()) names.push_back(p->Name());
   EXPECT_EQ(names, std::vector<std::string>({"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "TaintNodesByCondition",
                                              "PodSecurity", "Priority", "DefaultTolerationSeconds", "StorageObjectInUseProtection",
-                                             "RuntimeClass", "CertificateSubjectRestriction", "DefaultIngressClass"}));
+                                             "RuntimeClass", "CertificateSubjectRestriction", "DefaultIngressClass",
+                                             "ValidatingAdmissionPolicy"}));
   auto with_off = BuildChain({"AlwaysPullImages", "AlwaysDeny"}, {}, deps);
   ASSERT_TRUE(with_off.ok());
   EXPECT_EQ(with_off->chain->plugins().back()->Name(), "AlwaysDeny");

@@ -216,11 +216,43 @@ TEST_F(WebhookPluginsTest, DryRunNeedsSideEffectsNone) {
   EXPECT_TRUE(review["request"].as_object()["dryRun"].as_bool());
 }
 
-TEST_F(WebhookPluginsTest, MatchConditionsAreRefusedClearly) {
-  auto chain = MakeChain({}, {Config("cel", "/allow", R"({"matchConditions":[{"name":"x","expression":"true"}]})")});
-  Status st = Run(*chain);
-  EXPECT_EQ(st.code(), 500);
-  EXPECT_NE(st.message().find("matchConditions are not supported"), std::string::npos);
+TEST_F(WebhookPluginsTest, MatchConditionsTrueCallTheWebhook) {
+  auto chain = MakeChain({}, {Config("cel", "/allow", R"({"matchConditions":[
+      {"name":"user","expression":"request.userInfo.username == 'alice' && request.operation == 'CREATE'"},
+      {"name":"labels","expression":"object.metadata.labels.app == 'web' && oldObject == null"},
+      {"name":"kind","expression":"request.kind.kind == 'ConfigMap' && request.resource.resource == 'configmaps'"}]})")});
+  EXPECT_TRUE(Run(*chain).ok());
+  EXPECT_EQ(calls_, 1);
+}
+
+TEST_F(WebhookPluginsTest, MatchConditionFalseSkipsTheWebhook) {
+  answers_["/deny"] = Answer{false, "", "no", 403};
+  auto chain = MakeChain({}, {Config("cel", "/deny", R"({"matchConditions":[
+      {"name":"always","expression":"true"},
+      {"name":"not-alice","expression":"request.userInfo.username != 'alice'"}]})")});
+  EXPECT_TRUE(Run(*chain).ok());
+  EXPECT_EQ(calls_, 0);
+  EXPECT_NE(metrics_.Expose().find("apiserver_admission_match_condition_exclusions_total{name=\"cel.example.com\",kind=\"webhook\","
+                                   "type=\"validating\",operation=\"CREATE\"} 1"),
+            std::string::npos)
+      << metrics_.Expose();
+}
+
+TEST_F(WebhookPluginsTest, MatchConditionErrorFollowsTheFailurePolicy) {
+  const std::string conditions = R"("matchConditions":[{"name":"missing","expression":"object.data.missing == 'x'"}])";
+  auto fail = MakeChain({}, {Config("cel", "/allow", "{" + conditions + "}")});
+  Status st = Run(*fail);
+  EXPECT_EQ(st.code(), 403);
+  EXPECT_EQ(st.message(), "configmaps \"cm\" is forbidden: expression 'object.data.missing == 'x'' resulted in error: "
+                          "no such key: missing");
+  EXPECT_EQ(calls_, 0);
+  auto ignore = MakeChain({}, {Config("cel", "/allow", R"({"failurePolicy":"Ignore",)" + conditions + "}")});
+  EXPECT_TRUE(Run(*ignore).ok());
+  EXPECT_EQ(calls_, 0);
+  // A false condition decides even after an error.
+  auto decided = MakeChain({}, {Config("cel", "/allow", R"({"matchConditions":[
+      {"name":"missing","expression":"object.data.missing == 'x'"},{"name":"no","expression":"false"}]})")});
+  EXPECT_TRUE(Run(*decided).ok());
   EXPECT_EQ(calls_, 0);
 }
 

@@ -6,6 +6,7 @@
 #include "api/common.h"
 #include "api/networking/validators.h"
 #include "apimachinery/labels.h"
+#include "cel/admission_expressions.h"
 #include "apimachinery/object_meta.h"
 #include "apimachinery/validation.h"
 #include "util/strings.h"
@@ -260,8 +261,19 @@ ErrorList ValidateWebhookService(const FieldPath& p, const json::object& svc) {
 
 // ---- match conditions, selectors, review versions ----
 
-ErrorList ValidateMatchConditions(const json::object& o, const FieldPath& p) {
+// kube's validateCELCondition: the expression compiles in `env` to `want`.
+ErrorList CompileError(const FieldPath& p, std::string_view expression, const cel::Env& env, cel::ResultType want) {
+  auto r = cel::CompileAdmissionExpression(expression, env, want);
+  if (r.program) return {};
+  return {InvalidError(p, std::string(expression), r.error)};
+}
+
+ErrorList ValidateMatchConditions(const json::object& o, const FieldPath& p, bool has_params) {
   ErrorList errs;
+  cel::AdmissionEnvOptions env_opts;
+  env_opts.has_params = has_params;
+  env_opts.has_authorizer = true;
+  auto env = cel::AdmissionEnv(env_opts);
   const json::array* conditions = ArrayAt(o, "matchConditions");
   if (!conditions) return errs;
   if (conditions->size() > 64) errs.push_back(TooManyError(p, static_cast<int>(conditions->size()), 64));
@@ -269,7 +281,12 @@ ErrorList ValidateMatchConditions(const json::object& o, const FieldPath& p) {
   for (size_t i = 0; i < conditions->size(); ++i) {
     const json::object& c = (*conditions)[i].is_object() ? (*conditions)[i].get_object() : kEmpty;
     FieldPath cp = p.Index(i);
-    if (TrimSpace(StringAt(c, "expression")).empty()) errs.push_back(RequiredError(cp.Child("expression"), ""));
+    std::string expression(TrimSpace(StringAt(c, "expression")));
+    if (expression.empty()) {
+      errs.push_back(RequiredError(cp.Child("expression"), ""));
+    } else {
+      Append(errs, CompileError(cp.Child("expression"), expression, *env, cel::ResultType::kBool));
+    }
     std::string name = StringAt(c, "name");
     if (name.empty()) {
       errs.push_back(RequiredError(cp.Child("name"), ""));
@@ -360,7 +377,7 @@ ErrorList ValidateWebhook(const json::object& hook, bool mutating, const Webhook
   } else {
     Append(errs, ValidateWebhookService(p.Child("clientConfig").Child("service"), *svc));
   }
-  if (!opts.ignore_match_conditions) Append(errs, ValidateMatchConditions(hook, p.Child("matchConditions")));
+  if (!opts.ignore_match_conditions) Append(errs, ValidateMatchConditions(hook, p.Child("matchConditions"), false));
   return errs;
 }
 
@@ -474,7 +491,7 @@ ErrorList ValidateAuditAnnotation(const std::string& policy_name, const json::ob
   } else {
     errs.push_back(InvalidError(p.Child("key"), key, "requires metadata.name be non-empty"));
   }
-  std::string_view value = TrimSpace(StringAt(a, "valueExpression"));
+  std::string value(TrimSpace(StringAt(a, "valueExpression")));
   if (value.empty()) {
     errs.push_back(RequiredError(p.Child("valueExpression"), "valueExpression is not specified"));
   } else if (value.size() > 5 * 1024) {
@@ -627,7 +644,44 @@ ErrorList ValidatePolicy(const json::object& policy, const json::object* old) {
     ignore_conditions = catalog::SameValue(spec.if_contains("paramKind"), old_spec.if_contains("paramKind")) &&
                         catalog::SameValue(spec.if_contains("matchConditions"), old_spec.if_contains("matchConditions"));
   }
-  if (!ignore_conditions) Append(errs, ValidateMatchConditions(spec, p.Child("matchConditions")));
+  if (!ignore_conditions) Append(errs, ValidateMatchConditions(spec, p.Child("matchConditions"), catalog::Has(&spec, "paramKind")));
+  // The expressions compile in kube's admission environment, each variable seeing the ones before it.
+  cel::AdmissionEnvOptions env_opts;
+  env_opts.has_params = catalog::Has(&spec, "paramKind");
+  env_opts.has_authorizer = true;
+  ForEach(spec, "variables", [&](const json::object& v, size_t i) {
+    std::string expression(TrimSpace(StringAt(v, "expression")));
+    cel::TypePtr type = cel::DynType();
+    if (!expression.empty()) {
+      auto r = cel::CompileAdmissionExpression(expression, *cel::AdmissionEnv(env_opts), cel::ResultType::kAny);
+      if (r.program) {
+        type = r.program->result_type();
+      } else {
+        errs.push_back(InvalidError(p.Child("variables").Index(i).Child("expression"), std::string(expression), r.error));
+      }
+    }
+    env_opts.variables.emplace_back(StringAt(v, "name"), type);
+  });
+  auto env = cel::AdmissionEnv(env_opts);
+  cel::AdmissionEnvOptions message_opts = env_opts;
+  message_opts.has_authorizer = false;
+  auto message_env = cel::AdmissionEnv(message_opts);
+  ForEach(spec, "validations", [&](const json::object& v, size_t i) {
+    FieldPath vp = p.Child("validations").Index(i);
+    if (std::string e(TrimSpace(StringAt(v, "expression"))); !e.empty()) {
+      Append(errs, CompileError(vp.Child("expression"), e, *env, cel::ResultType::kBool));
+    }
+    if (std::string m(TrimSpace(StringAt(v, "messageExpression"))); !m.empty()) {
+      Append(errs, CompileError(vp.Child("messageExpression"), m, *message_env, cel::ResultType::kString));
+    }
+  });
+  ForEach(spec, "auditAnnotations", [&](const json::object& a, size_t i) {
+    std::string e(TrimSpace(StringAt(a, "valueExpression")));
+    if (!e.empty() && e.size() <= 5 * 1024) {
+      Append(errs, CompileError(p.Child("auditAnnotations").Index(i).Child("valueExpression"), e, *message_env,
+                                cel::ResultType::kStringOrNull));
+    }
+  });
   ForEach(spec, "variables", [&](const json::object& v, size_t i) {
     FieldPath vp = p.Child("variables").Index(i);
     std::string name = StringAt(v, "name");

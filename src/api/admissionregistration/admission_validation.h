@@ -7,8 +7,10 @@
 // (None or NoneOnDryRun for new objects), timeouts of 1-30s, admissionReviewVersions (v1 or v1beta1),
 // selectors, match conditions, paramKind, paramRef, match resources and validation actions.
 //
-// CEL expressions are checked for presence and form only; compiling them (kube reports type and
-// syntax errors here) waits for the CEL engine of the admission work. Update rules follow kube: what
+// matchConditions are compiled in kube's admission environment (cel/admission_expressions.h): a
+// syntax or type error, or a result that is not bool, is kube's Invalid error on the expression; so
+// are a policy's variables, validations (bool), messageExpressions (string) and audit annotation
+// valueExpressions (string or null). Update rules follow kube: what
 // an object already stored breaks (side effects, review versions, duplicate names, selector values)
 // stays allowed. Pure functions; thread-safe.
 #pragma once
