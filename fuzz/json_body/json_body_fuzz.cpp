@@ -1,10 +1,12 @@
 // Fuzzes the body codecs: whatever bytes arrive, parsing returns a value or a Status (never a crash or
-// a hang), and what was read writes out as JSON and YAML that read back.
+// a hang), and what was read writes out as JSON and YAML that read back. Whatever a body parser
+// accepted, the stored-bytes parser reads back (one depth limit for every decode path).
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
 #include "apimachinery/json.h"
+#include "apimachinery/json_stored.h"
 #include "apimachinery/yaml.h"
 
 using namespace capstan::apimachinery;
@@ -19,6 +21,8 @@ namespace {
 void CheckWriters(const boost::json::value& v) {
   std::string text = ToJson(v);
   if (!ParseJson(text).ok()) Fail("written JSON does not parse");
+  if (!ParseStoredJson(text).ok()) Fail("written JSON does not read back as stored bytes");
+  if (JsonDepth(text) > kJsonMaxDepth) Fail("a value deeper than the limit was accepted");
   std::string yaml = JsonToYaml(v);
   if (!YamlToJson(yaml).ok()) Fail("written YAML does not parse");
 }

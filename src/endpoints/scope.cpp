@@ -5,6 +5,7 @@
 
 #include "apimachinery/errors.h"
 #include "apimachinery/json_parse.h"
+#include "apimachinery/json_stored.h"
 #include "apimachinery/json_write.h"
 #include "apimachinery/object_meta.h"
 #include "apimachinery/schema_prune.h"
@@ -174,7 +175,15 @@ Task<void> Scope::WriteList(const registry::ObjectList& list) {
     // Only asked for plain JSON; anything else needs the objects.
     registry::ObjectList parsed = list;
     parsed.serialized_items.clear();
-    for (const auto& s : list.serialized_items) parsed.items.push_back(json::parse(*s).as_object());
+    for (const auto& s : list.serialized_items) {
+      auto item = am::ParseStoredJson(*s);
+      if (!item.ok() || !item->is_object()) {
+        co_await WriteStatus(am::NewInternalError("unable to decode a listed object: " +
+                                                  (item.ok() ? std::string("not a JSON object") : item.status().message())));
+        co_return;
+      }
+      parsed.items.push_back(std::move(item->get_object()));
+    }
     co_await WriteList(parsed);
     co_return;
   }

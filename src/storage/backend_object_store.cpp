@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include "apimachinery/json_stored.h"
 #include "storage/continue_token.h"
 #include "util/async.h"
 #include "util/log.h"
@@ -9,6 +10,7 @@
 namespace capstan::storage {
 
 namespace json = boost::json;
+namespace am = apimachinery;
 
 namespace {
 
@@ -106,20 +108,26 @@ BackendObjectStore::BackendObjectStore(Backend& backend, const Transformer* tran
 
 StatusOr<std::string> BackendObjectStore::Encode(Object obj, const std::string& key) const {
   if (auto* md = obj.if_contains("metadata"); md && md->is_object()) md->get_object().stable_erase("resourceVersion");
-  return transformer_->ToStorage(json::serialize(obj), key);
+  std::string text = json::serialize(obj);
+  // Never acknowledge bytes that Decode would refuse (see json_stored.h: fields the server adds can
+  // nest deeper than the body did).
+  if (am::JsonDepth(text) > am::kJsonMaxDepth) {
+    return Status(400, "BadRequest", "the object nests more than " + std::to_string(am::kJsonMaxDepth) +
+                                         " levels deep (with the fields the server adds) and cannot be stored");
+  }
+  return transformer_->ToStorage(std::move(text), key);
 }
 
 StatusOr<Object> BackendObjectStore::Decode(std::string_view stored, const std::string& key, int64_t revision) const {
   bool stale = false;
   auto plain = transformer_->FromStorage(stored, key, &stale);
   if (!plain.ok()) return plain.TakeStatus();
-  boost::system::error_code ec;
-  json::value v = json::parse(*plain, ec);
-  if (ec || !v.is_object()) {
+  auto v = am::ParseStoredJson(*plain);
+  if (!v.ok() || !v->is_object()) {
     return Status(500, "InternalError", "unable to decode stored object at " + key + ": " +
-                                            (ec ? ec.message() : std::string("not a JSON object")));
+                                            (v.ok() ? std::string("not a JSON object") : v.status().message()));
   }
-  Object obj = std::move(v.get_object());
+  Object obj = std::move(v->get_object());
   SetResourceVersion(obj, revision);
   return obj;
 }

@@ -453,3 +453,39 @@ TEST(ProtobufCodec, ApiextensionsSchemaUnions) {
 
 }  // namespace
 }  // namespace capstan::apimachinery
+
+namespace capstan::apimachinery::testing {
+namespace {
+
+// A CRD whose openAPIV3Schema nests `levels` schemas (properties -> name -> schema: two messages each).
+boost::json::value DeepCrd(int levels) {
+  std::string schema = R"({"type":"string"})";
+  for (int i = 0; i < levels; ++i) schema = R"({"type":"object","properties":{"n":)" + schema + "}}";
+  boost::json::parse_options opts;
+  opts.max_depth = 10000;
+  return boost::json::parse(R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+    "metadata":{"name":"deeps.example.com"},"spec":{"group":"example.com","scope":"Namespaced",
+    "names":{"plural":"deeps","kind":"Deep"},"versions":[{"name":"v1","served":true,"storage":true,
+    "schema":{"openAPIV3Schema":)" + schema + "}}]}}",
+                            {}, opts);
+}
+
+TEST(ProtobufCodec, EveryCrdTheSchemaParserAcceptsEncodesAndDecodes) {
+  // The schema parser takes 256 levels; a CRD that deep must be served to protobuf clients too.
+  const GroupVersionKind gvk{"apiextensions.k8s.io", "v1", "CustomResourceDefinition"};
+  auto crd = DeepCrd(256);
+  auto bytes = BuiltinCodec().EncodeObject(gvk, crd);
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  auto back = BuiltinCodec().DecodeObject(*bytes);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  const boost::json::value* s = &back->object.at("spec").at("versions").at(0).at("schema").at("openAPIV3Schema");
+  int levels = 0;
+  while (s->as_object().contains("properties")) {
+    s = &s->at("properties").at("n");
+    ++levels;
+  }
+  EXPECT_EQ(levels, 256);
+}
+
+}  // namespace
+}  // namespace capstan::apimachinery::testing

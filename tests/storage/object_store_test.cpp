@@ -122,6 +122,41 @@ TEST_F(ObjectStoreTest, GuaranteedUpdateWritesRetriesAndSkipsNoOps) {
   EXPECT_EQ(Rv(*noop), rv) << "an identical object is not written";
 }
 
+// An object nested `levels` deep under "data" (ConfigMap data would refuse it; the store does not care).
+Object Nested(const std::string& name, int levels) {
+  std::string text;
+  for (int i = 0; i < levels; ++i) text += R"({"n":)";
+  text += R"("x")" + std::string(levels, '}');
+  json::parse_options opts;
+  opts.max_depth = 20000;
+  Object o = MakeCm(name, "1");
+  o["spec"] = json::parse(text, {}, opts);
+  return o;
+}
+
+TEST_F(ObjectStoreTest, DeepObjectsAreReadBackUpToTheRequestBodyDepthLimit) {
+  // Real CRDs nest 35-40 levels (Boost.JSON's default limit is 32); request bodies may nest 10000.
+  for (int levels : {40, 1000, 9990}) {
+    std::string name = "deep-" + std::to_string(levels);
+    auto created = SyncWait(store_->Create(Key(name), Nested(name, levels), 0));
+    ASSERT_TRUE(created.ok()) << levels << ": " << created.status().message();
+    auto got = SyncWait(store_->Get(Key(name), {}));
+    ASSERT_TRUE(got.ok()) << levels << ": " << got.status().message();
+    EXPECT_EQ(json::serialize(got->at("spec")), json::serialize(Nested(name, levels).at("spec")));
+    auto list = SyncWait(store_->GetList("/registry/configmaps/default/", {}));
+    ASSERT_TRUE(list.ok()) << levels << ": " << list.status().message();
+  }
+}
+
+TEST_F(ObjectStoreTest, AnObjectNoReadCouldDecodeIsNotWritten) {
+  auto created = SyncWait(store_->Create(Key("too-deep"), Nested("too-deep", 10000), 0));
+  ASSERT_FALSE(created.ok());
+  EXPECT_EQ(created.status().code(), 400) << created.status().message();
+  auto raw = SyncWait(backend_->Get(Key("too-deep")));
+  ASSERT_TRUE(raw.ok());
+  EXPECT_FALSE(raw->has_value());
+}
+
 TEST_F(ObjectStoreTest, PreconditionsAreChecked) {
   auto created = SyncWait(store_->Create(Key("a"), MakeCm("a", "1"), 0));
   ASSERT_TRUE(created.ok());

@@ -2,7 +2,9 @@
 
 #include <boost/json.hpp>
 
+#include "apimachinery/json_stored.h"
 #include "apimachinery/object_meta.h"
+#include "util/log.h"
 
 namespace capstan::storage {
 
@@ -166,10 +168,14 @@ CachedObjectPtr CachedObject::AtRevision(int64_t revision) const {
 }
 
 Object CachedObject::Parse() const {
-  boost::system::error_code ec;
-  json::value v = json::parse(json_, ec);
-  if (ec || !v.is_object()) return Object();
-  return std::move(v.get_object());
+  auto v = am::ParseStoredJson(json_);
+  if (!v.ok() || !v->is_object()) {
+    // The bytes are the cache's own serialization of an object the store decoded: a bug.
+    LogError("watch cache: cannot re-read a cached object",
+             {{"key", key_}, {"error", v.ok() ? std::string("not a JSON object") : v.status().message()}});
+    return Object();
+  }
+  return std::move(v->get_object());
 }
 
 std::string_view CachedObject::name() const {
