@@ -1,10 +1,12 @@
 // Fuzzes the body codecs: whatever bytes arrive, parsing returns a value or a Status (never a crash or
 // a hang), and what was read writes out as JSON and YAML that read back. Whatever a body parser
-// accepted, the stored-bytes parser reads back (one depth limit for every decode path).
+// accepted, the stored-bytes parser reads back (one depth limit for every decode path), and Go's
+// base64 error offset for the bytes lies within them.
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
+#include "apimachinery/go_base64.h"
 #include "apimachinery/json.h"
 #include "apimachinery/json_stored.h"
 #include "apimachinery/yaml.h"
@@ -45,5 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (y.ok() != ys.ok()) Fail("strict and lenient YAML disagree");
   if (y.ok()) CheckWriters(y->value);
   (void)SplitYamlDocuments(in);
+  int64_t at = GoBase64CorruptOffset(in);
+  if (at > static_cast<int64_t>(in.size())) Fail("base64 error offset past the input");
   return 0;
 }

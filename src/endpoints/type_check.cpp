@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "apimachinery/go_base64.h"
+
 namespace capstan::endpoints {
 
 namespace am = capstan::apimachinery;
@@ -73,7 +75,17 @@ struct Checker {
     }
     std::string t = TypeOf(s);
     if (t.empty()) return true;
-    if (t == "string") return v.is_string() ? true : Fail(path, v, s);
+    if (t == "string") {
+      if (!v.is_string()) return Fail(path, v, s);
+      if (s->format == "byte") {
+        // A []byte field: Go's decoder base64-decodes the string and reports where it failed.
+        if (int64_t at = am::GoBase64CorruptOffset(v.get_string()); at >= 0) {
+          error = am::GoBase64ErrorText(at);
+          return false;
+        }
+      }
+      return true;
+    }
     if (t == "boolean") return v.is_bool() ? true : Fail(path, v, s);
     if (t == "number") return (v.is_double() || v.is_int64() || v.is_uint64()) ? true : Fail(path, v, s);
     if (t == "integer") {
