@@ -290,6 +290,18 @@ Task<void> Scope::WriteSerializedList(const registry::ObjectList& list, const js
   if (co_await http_.writer->WriteChunk(std::move(chunk))) co_await http_.writer->EndStream();
 }
 
+namespace {
+
+// What kube's SimpleMetaFactory.Interpret says of a body that is JSON but not an object.
+std::string NotAnObjectError(const json::value& v) {
+  std::string got = v.is_array() ? "array" : v.is_string() ? "string" : v.is_null() ? "null" : v.is_bool() ? "bool" : "number";
+  return std::string(am::kFindKindErrorPrefix) + "json: cannot unmarshal " + got +
+         " into Go value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; "
+         "Kind string \"json:\\\"kind,omitempty\\\"\" }";
+}
+
+}  // namespace
+
 StatusOr<registry::Object> Scope::DecodeBody(const std::string& field_validation) {
   auto fmt = NegotiateBody(http_.request.headers.Get("Content-Type"), ProtobufAllowed(), false);
   if (!fmt.ok()) return fmt.TakeStatus();
@@ -324,21 +336,20 @@ StatusOr<registry::Object> Scope::DecodeBody(const std::string& field_validation
   am::JsonParseOptions jo;
   jo.strict = strict;
   auto j = am::ParseJson(body, jo);
+  // kube's serializer cannot read apiVersion/kind from such a body, so transformDecodeError quotes
+  // the body's first bytes.
   if (!j.ok()) {
-    return am::NewBadRequest(std::string(am::kFindKindErrorPrefix) + j.status().message());
+    return am::NewDecodeError(entry_.info.kind, nullptr, std::string(am::kFindKindErrorPrefix) + j.status().message(),
+                              body);
   }
+  if (!j->value.is_object()) return am::NewDecodeError(entry_.info.kind, nullptr, NotAnObjectError(j->value), body);
   return DecodeValue(std::move(j->value), field_validation, std::move(j->strict_errors));
 }
 
 StatusOr<registry::Object> Scope::DecodeValue(json::value v, const std::string& field_validation,
                                               std::vector<std::string> strict_errors) {
   const auto& info = entry_.info;
-  if (!v.is_object()) {
-    std::string got = v.is_array() ? "array" : v.is_string() ? "string" : v.is_null() ? "null" : v.is_bool() ? "bool" : "number";
-    return am::NewBadRequest(std::string(am::kFindKindErrorPrefix) + "json: cannot unmarshal " + got +
-                             " into Go value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; "
-                             "Kind string \"json:\\\"kind,omitempty\\\"\" }");
-  }
+  if (!v.is_object()) return am::NewBadRequest(NotAnObjectError(v));
   json::object& obj = v.get_object();
   // apiVersion and kind default to the endpoint's, and must match it when given.
   std::string api_version = obj.contains("apiVersion") && obj["apiVersion"].is_string()
