@@ -122,6 +122,7 @@ class Connection : public http::ResponseWriter, public std::enable_shared_from_t
   void CloseSocket();
   std::string Head(int status, const http::Headers& headers, bool keep_alive);
   Task<void> RespondParseError(int status, const std::string& msg);
+  Task<void> DrainRefusedBody();
 
   ssl::stream<tcp::socket> stream_;
   asio::steady_timer timer_;
@@ -390,6 +391,25 @@ Task<void> Connection::RespondParseError(int status, const std::string& msg) {
   co_await Respond(std::move(resp));
 }
 
+// After a 413 the client is usually still uploading the body. Closing now, with its bytes unread,
+// makes TCP answer them with a reset, which can destroy the 413 before the client has read it (kubectl
+// then reports a broken pipe). So the rest is read and dropped, as Go's server discards an unread
+// body, within bounds: at most kMaxDrainBytes, each read within kDrainReadTimeout.
+Task<void> Connection::DrainRefusedBody() {
+  constexpr size_t kMaxDrainBytes = 64 * 1024 * 1024;
+  constexpr auto kDrainReadTimeout = std::chrono::seconds(5);
+  size_t drained = inbuf_.size();
+  inbuf_.clear();
+  while (!closed_ && !write_failed_ && drained < kMaxDrainBytes) {
+    ArmTimer(kDrainReadTimeout);
+    error_code ec = co_await ReadMore();
+    if (ec) break;
+    drained += inbuf_.size();
+    inbuf_.clear();
+  }
+  CancelTimer();
+}
+
 Task<void> Connection::Run() {
   auto self = shared_from_this();
   ArmTimer(server_.opts.tls_handshake_timeout);
@@ -455,6 +475,7 @@ Task<void> Connection::Run() {
     if (result == http::RequestParser::Result::kError) {
       in_request_ = true;
       co_await RespondParseError(parser_.error_status(), parser_.error_message());
+      if (parser_.error_status() == 413) co_await DrainRefusedBody();
       break;
     }
     if (result != http::RequestParser::Result::kDone) break;
