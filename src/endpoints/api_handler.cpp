@@ -6,6 +6,7 @@
 #include "apimachinery/json_write.h"
 #include "endpoints/discovery.h"
 #include "endpoints/handlers.h"
+#include "endpoints/route_methods.h"
 #include "server/http/responses.h"
 #include "util/strings.h"
 
@@ -83,13 +84,20 @@ Task<void> ApiHandler::Handle(http::RequestContext& ctx) const {
   }
   const bool core_namespaces = info.api_group.empty() && info.resource == "namespaces";
   if (entry->info.namespaced) {
-    if (info.namespace_.empty() && info.verb != "list" && info.verb != "watch") {
+    if (entry->connecter && info.namespace_.empty()) {
       co_await http::RespondStatus(ctx, NotFound());
       co_return;
     }
   } else if (!info.namespace_.empty() && !core_namespaces) {
     co_await http::RespondStatus(ctx, NotFound());
     co_return;
+  }
+  if (!entry->connecter) {
+    switch (MatchRoute(*entry, info, ctx.request.method)) {
+      case RouteMatch::kNoRoute: co_await http::RespondStatus(ctx, NotFound()); co_return;
+      case RouteMatch::kMethodNotAllowed: co_await http::RespondStatus(ctx, MethodNotAllowedStatus()); co_return;
+      case RouteMatch::kRouted: break;
+    }
   }
   Scope s(*entry, ctx, limits_);
   if (!entry->info.namespaced) s.ctx().namespace_.clear();

@@ -15,7 +15,7 @@ std::string StatusJson(const Status& st) {
   if (!st.message().empty()) o["message"] = st.message();
   if (!st.reason().empty()) o["reason"] = st.reason();
   const auto& d = st.details();
-  if (!d.empty()) {
+  if (st.has_details()) {  // kube writes details:{} when the Status carries an empty one (405)
     boost::json::object det;
     if (!d.name.empty()) det["name"] = d.name;
     if (!d.group.empty()) det["group"] = d.group;
