@@ -36,6 +36,9 @@ Status Store::BeforeUpdate(const Context& ctx, Object& obj, const Object& old) c
   }
   // Requests cannot set generation; the strategy bumps it.
   am::SetGeneration(obj, am::GetGeneration(old));
+  // The strategy compares the new spec with the stored one: both as kube's Go types would hold them
+  // (a patch that restates a zero omitempty field, "minReadySeconds":0, changes nothing).
+  Normalize(obj);
   s.PrepareForUpdate(ctx, obj, old);
   if (am::GetUid(obj).empty()) am::SetUid(obj, am::GetUid(old));
   if (!am::GetCreationTimestamp(old).empty()) am::SetCreationTimestamp(obj, am::GetCreationTimestamp(old));
@@ -98,7 +101,8 @@ Task<StatusOr<UpdateOutcome>> Store::Update(const Context& ctx, const std::strin
     if (!obj.ok()) co_return obj.TakeStatus();
     std::string new_rv(am::GetResourceVersion(*obj));
     std::string old_rv(am::GetResourceVersion(*existing));
-    if (new_rv.empty()) {
+    // kube's versioner parses "" and "0" alike as 0: no precondition, an unconditional update.
+    if (new_rv.empty() || new_rv == "0") {
       if (!s.AllowUnconditionalUpdate()) {
         co_return am::NewInvalid(c_.info.GroupKind(), name,
                                  {InvalidError(FieldPath("metadata").Child("resourceVersion"), 0,
@@ -206,16 +210,20 @@ Task<StatusOr<DeleteOutcome>> Store::Delete(const Context& ctx, const std::strin
   storage::Preconditions pre;
   if (opts.precondition_uid) pre.uid = opts.precondition_uid;
   if (opts.precondition_resource_version) pre.resource_version = opts.precondition_resource_version;
+  // kube's rest.BeforeDelete checks the preconditions early, naming the kind where the resource goes
+  // ("Operation cannot be fulfilled on ConfigMap ..."); storage enforces them again on the write.
+  const am::GroupResource kind_as_resource{c_.info.group, c_.info.kind};
   if (pre.uid && *pre.uid != am::GetUid(*existing)) {
-    co_return am::NewConflict(c_.info.GroupResource(), name,
-                              "Precondition failed: UID in precondition: " + *pre.uid +
-                                  ", UID in object meta: " + std::string(am::GetUid(*existing)));
+    co_return am::NewConflict(kind_as_resource, name,
+                              "the UID in the precondition (" + *pre.uid + ") does not match the UID in record (" +
+                                  std::string(am::GetUid(*existing)) +
+                                  "). The object might have been deleted and then recreated");
   }
   if (pre.resource_version && *pre.resource_version != am::GetResourceVersion(*existing)) {
-    co_return am::NewConflict(c_.info.GroupResource(), name,
-                              "Precondition failed: ResourceVersion in precondition: " + *pre.resource_version +
-                                  ", ResourceVersion in object meta: " +
-                                  std::string(am::GetResourceVersion(*existing)));
+    co_return am::NewConflict(kind_as_resource, name,
+                              "the ResourceVersion in the precondition (" + *pre.resource_version +
+                                  ") does not match the ResourceVersion in record (" +
+                                  std::string(am::GetResourceVersion(*existing)) + "). The object might have been modified");
   }
   {
     Object mutable_copy = *existing;

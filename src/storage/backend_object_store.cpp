@@ -97,6 +97,32 @@ Status TooLargeResourceVersionStatus(int64_t requested, int64_t current) {
   return st;
 }
 
+// Equal apart from metadata.resourceVersion. Member order does not count: kube encodes typed objects
+// in field order and unstructured ones with sorted keys, so two requests that differ only in the
+// order of their keys encode to the same bytes.
+bool SameObject(const Object& a, const Object& b) {
+  if (a.size() != b.size()) return false;
+  for (const auto& kv : a) {
+    const json::value* other = b.if_contains(kv.key());
+    if (other == nullptr) return false;
+    if (kv.key() != "metadata" || !kv.value().is_object() || !other->is_object()) {
+      if (kv.value() != *other) return false;
+      continue;
+    }
+    const json::object& ma = kv.value().get_object();
+    const json::object& mb = other->get_object();
+    size_t na = ma.size() - (ma.contains("resourceVersion") ? 1 : 0);
+    size_t nb = mb.size() - (mb.contains("resourceVersion") ? 1 : 0);
+    if (na != nb) return false;
+    for (const auto& m : ma) {
+      if (m.key() == "resourceVersion") continue;
+      const json::value* o = mb.if_contains(m.key());
+      if (o == nullptr || m.value() != *o) return false;
+    }
+  }
+  return true;
+}
+
 void SetResourceVersion(Object& obj, int64_t revision) {
   json::value& md = obj["metadata"];
   if (!md.is_object()) md = json::object();
@@ -320,12 +346,10 @@ Task<StatusOr<Object>> BackendObjectStore::GuaranteedUpdate(const std::string& k
     auto updated = co_await try_update(existing ? &*existing : nullptr);
     if (!updated.ok()) co_return updated.TakeStatus();
     Object next = std::move(updated->object);
-    if (existing) {
-      // A result identical to what is stored is not written (and does not bump the revision).
-      Object a = next, b = *existing;
-      if (auto* md = a.if_contains("metadata"); md && md->is_object()) md->get_object().stable_erase("resourceVersion");
-      if (auto* md = b.if_contains("metadata"); md && md->is_object()) md->get_object().stable_erase("resourceVersion");
-      if (json::serialize(a) == json::serialize(b)) co_return std::move(*existing);
+    if (existing && SameObject(next, *existing)) {
+      // A result identical to what is stored is not written (no new revision, no watch event), as
+      // kube skips a write whose encoding equals the stored bytes.
+      co_return std::move(*existing);
     }
     auto data = Encode(next, key);
     if (!data.ok()) co_return data.TakeStatus();

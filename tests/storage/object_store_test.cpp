@@ -157,6 +157,38 @@ TEST_F(ObjectStoreTest, AnObjectNoReadCouldDecodeIsNotWritten) {
   EXPECT_FALSE(raw->has_value());
 }
 
+TEST_F(ObjectStoreTest, AnUpdateThatOnlyReordersMembersIsNotWritten) {
+  auto created = SyncWait(store_->Create(Key("a"), MakeCm("a", "1"), 0));
+  ASSERT_TRUE(created.ok());
+  std::string rv = Rv(*created);
+  auto same = SyncWait(store_->GuaranteedUpdate(Key("a"), {}, false, [](const Object* e) -> Task<StatusOr<UpdateResult>> {
+    // The members in another order, as a client that sorts keys sends them.
+    Object reordered;
+    for (auto it = e->end(); it != e->begin();) {
+      --it;
+      reordered[it->key()] = it->value();
+    }
+    json::object md;
+    const auto& old_md = e->at("metadata").as_object();
+    for (auto it = old_md.end(); it != old_md.begin();) {
+      --it;
+      md[it->key()] = it->value();
+    }
+    md.erase("resourceVersion");
+    reordered["metadata"] = std::move(md);
+    co_return UpdateResult{std::move(reordered), 0};
+  }));
+  ASSERT_TRUE(same.ok()) << same.status().message();
+  EXPECT_EQ(Rv(*same), rv);
+  auto changed = SyncWait(store_->GuaranteedUpdate(Key("a"), {}, false, [](const Object* e) -> Task<StatusOr<UpdateResult>> {
+    Object next = *e;
+    next["metadata"].as_object()["labels"].as_object()["tier"] = "b";
+    co_return UpdateResult{std::move(next), 0};
+  }));
+  ASSERT_TRUE(changed.ok());
+  EXPECT_NE(Rv(*changed), rv);
+}
+
 TEST_F(ObjectStoreTest, PreconditionsAreChecked) {
   auto created = SyncWait(store_->Create(Key("a"), MakeCm("a", "1"), 0));
   ASSERT_TRUE(created.ok());

@@ -326,7 +326,7 @@ void PruneWalk(json::value& v, const FieldSet& last, const Owners& owners, const
       const FieldSet* lc = last.Child(pe);
       if (!lc) continue;
       Owners oc = ChildOwners(owners, pe);
-      if (oc.empty()) {
+      if (oc.empty() && (lc->member || lc->children.empty())) {
         arr.erase(arr.begin() + static_cast<std::ptrdiff_t>(i));
       } else if (!lc->children.empty()) {
         PruneWalk(arr[i], *lc, oc, ItemSchema(t), depth + 1);
@@ -341,7 +341,9 @@ void PruneWalk(json::value& v, const FieldSet& last, const Owners& owners, const
       auto* child = obj.if_contains(pe.name);
       if (!child) continue;
       Owners oc = ChildOwners(owners, pe);
-      if (oc.empty()) {
+      // Only what the last apply set itself goes; a field that was merely the parent of what it set
+      // (metadata above metadata.annotations.a) stays, and is pruned inside.
+      if (oc.empty() && (lc.member || lc.children.empty())) {
         obj.erase(pe.name);
       } else if (!lc.children.empty()) {
         PruneWalk(*child, lc, oc, FieldSchema(t, pe.name), depth + 1);

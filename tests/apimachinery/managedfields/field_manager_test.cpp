@@ -140,6 +140,18 @@ TEST(Apply, FieldsNoLongerAppliedAreRemovedUnlessOwnedElsewhere) {
   EXPECT_EQ(MF(*v3).size(), 2u);
 }
 
+TEST(Apply, DroppingTheOnlyAppliedAnnotationKeepsTheRestOfMetadata) {
+  // metadata was only the parent of what the first apply set: the object keeps its name.
+  auto s = CmScope();
+  auto v1 = Apply(s, nullptr, O(R"({"metadata":{"name":"c","annotations":{"a":"b"}},"data":{"k":"v"}})"), "alice", false, "T1");
+  ASSERT_TRUE(v1.ok());
+  auto v2 = Apply(s, &*v1, O(R"({"metadata":{"name":"c"},"data":{"k":"v"}})"), "alice", false, "T2");
+  ASSERT_TRUE(v2.ok()) << v2.status().ToString();
+  EXPECT_EQ(v2->at("metadata").at("name"), "c");
+  const auto* annotations = v2->at("metadata").as_object().if_contains("annotations");
+  EXPECT_TRUE(!annotations || annotations->as_object().empty()) << json::serialize(*v2);
+}
+
 TEST(Apply, UnchangedReapplyKeepsTheTime) {
   auto s = CmScope();
   auto cfg = O(R"({"metadata":{"name":"c"},"data":{"a":"1"}})");
