@@ -37,6 +37,18 @@ Task<Status> PriorityPlugin::Admit(Attributes& a) {
   json::value* spec_v = a.object->if_contains("spec");
   if (!spec_v || !spec_v->is_object()) co_return Status();
   json::object& spec = spec_v->as_object();
+  if (a.operation == "UPDATE") {
+    if (!a.old_object) co_return Status();
+    const json::value* old_spec = a.old_object->if_contains("spec");
+    if (!old_spec || !old_spec->is_object()) co_return Status();
+    for (std::string_view field : {"priority", "preemptionPolicy"}) {
+      const json::value* old_v = old_spec->get_object().if_contains(field);
+      const json::value* new_v = spec.if_contains(field);
+      if ((!new_v || new_v->is_null()) && old_v && !old_v->is_null()) spec[field] = *old_v;
+    }
+    co_return Status();
+  }
+  if (a.operation != "CREATE") co_return Status();
   std::string name = Str(spec, "priorityClassName");
   int64_t priority = 0;
   std::string policy = kPreemptLowerPriority;

@@ -192,6 +192,25 @@ TEST(PriorityPluginTest, ClassValueDefaultAndRefusals) {
                           "priority admission controller computed 1000 from the given PriorityClass name");
 }
 
+TEST(PriorityPluginTest, UpdateKeepsTheStoredPriorityWhenTheManifestLeavesItOut) {
+  PriorityPlugin p(Getter({}), Lister({}));
+  registry::Object old = json::parse(R"({"metadata":{"name":"p"},"spec":{"priority":0,"preemptionPolicy":"PreemptLowerPriority"}})").as_object();
+  Fixture f("pods", R"({"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"new"}]}})");
+  f.a.operation = "UPDATE";
+  f.a.old_object = &old;
+  EXPECT_TRUE(p.Handles("UPDATE"));
+  ASSERT_TRUE(SyncWait(p.Admit(f.a)).ok());
+  EXPECT_EQ(f.obj["spec"].as_object()["priority"].as_int64(), 0);
+  EXPECT_EQ(f.obj["spec"].as_object()["preemptionPolicy"].as_string(), "PreemptLowerPriority");
+  // What the update states stays (validation refuses a change; admission does not hide it).
+  Fixture changed("pods", R"({"metadata":{"name":"p"},"spec":{"priority":9,"preemptionPolicy":"Never"}})");
+  changed.a.operation = "UPDATE";
+  changed.a.old_object = &old;
+  ASSERT_TRUE(SyncWait(p.Admit(changed.a)).ok());
+  EXPECT_EQ(changed.obj["spec"].as_object()["priority"].as_int64(), 9);
+  EXPECT_EQ(changed.obj["spec"].as_object()["preemptionPolicy"].as_string(), "Never");
+}
+
 TEST(LimitRangerTest, DefaultsAnnotationAndMaxMin) {
   LimitRanger p(Lister({{"limitranges", {R"({"spec":{"limits":[{"type":"Container","default":{"cpu":"500m","memory":"128Mi"},
       "defaultRequest":{"cpu":"100m"},"max":{"cpu":"1"},"min":{"cpu":"50m"}}]}})"}}}));
