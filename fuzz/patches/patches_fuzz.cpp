@@ -16,6 +16,7 @@
 #include "apimachinery/schema_prune.h"
 #include "apimachinery/schema_registry.h"
 #include "apimachinery/schema_validate.h"
+#include "apimachinery/unstructured_convert.h"
 #include "apimachinery/strategic_merge_patch.h"
 
 namespace {
@@ -68,6 +69,7 @@ struct Fixture {
 };
 
 void CheckWithSchema(boost::json::value v, const Schema* schema) {
+  (void)FromUnstructuredError(v, schema);
   (void)ValidateBySchema(*schema, v);
   PruneNonNullableNullsWithoutDefaults(v, schema);
   (void)PruneBySchema(v, schema, true);

@@ -7,7 +7,9 @@
 #include "apimachinery/merge_patch.h"
 #include "apimachinery/object_meta.h"
 #include "apimachinery/object_meta_validation.h"
+#include "apimachinery/schema_go_format.h"
 #include "apimachinery/strategic_merge_patch.h"
+#include "apimachinery/unstructured_convert.h"
 #include "apimachinery/yaml.h"
 #include "endpoints/apply.h"
 #include "endpoints/handlers.h"
@@ -237,6 +239,16 @@ Task<void> HandlePatch(Scope& s) {
         break;
       default:
         patched = am::ApplyStrategicMergePatch(current, patch, scope->entry().schema);
+        if (patched.ok()) {
+          // kube converts the patched map into the Go type; a value of the wrong type fails there
+          // (the merge itself takes the patch's value when the types differ), as a 422 on "patch".
+          if (std::string err = am::FromUnstructuredError(*patched, scope->entry().schema); !err.empty()) {
+            auto patch_map = am::ParseJsonValue(patch);
+            co_return am::NewInvalid({"", ""}, "",
+                                     {InvalidError(FieldPath("patch"),
+                                                   patch_map.ok() ? am::GoSprint(*patch_map) : std::string(patch), err)});
+          }
+        }
         break;
     }
     if (!patched.ok()) co_return patched.TakeStatus();
