@@ -5,6 +5,7 @@
 #include <set>
 
 #include "apimachinery/go_float.h"
+#include "apimachinery/schema_go_format.h"
 #include "util/strings.h"
 
 namespace capstan {
@@ -73,7 +74,8 @@ std::string FieldError::Body() const {
       s = FieldErrorTypeText(type);
       if (!omit_value) {
         s += ": ";
-        s += RenderValue(bad_value);
+        s += unstructured_value && (bad_value.is_object() || bad_value.is_array()) ? apimachinery::GoSharpV(bad_value)
+                                                                                    : RenderValue(bad_value);
       }
   }
   if (!detail.empty()) {

@@ -86,6 +86,9 @@ struct FieldError {
   std::string field;
   boost::json::value bad_value;  // rendered as kube renders it; null renders as null
   bool omit_value = false;       // kube's omitValue: print the type without a value
+  // The value is an unstructured one (map[string]interface{} in kube, as custom resources are
+  // validated): objects and lists render as Go's %#v of them, map[string]interface {}{"k":"v"}.
+  bool unstructured_value = false;
   std::string detail;
 
   // "Invalid value: \"Foo\": detail" (kube's ErrorBody).

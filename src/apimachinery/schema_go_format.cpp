@@ -10,6 +10,7 @@
 
 #include "apimachinery/go_float.h"
 #include "apimachinery/json_write.h"
+#include "util/strings.h"
 
 namespace capstan::apimachinery {
 
@@ -34,6 +35,14 @@ bool AsGoFloat(const json::value& v, double* out) {
     return true;
   }
   return false;
+}
+
+// fmt prints a map's entries in key order.
+std::vector<const json::key_value_pair*> SortedMembers(const json::object& o) {
+  std::vector<const json::key_value_pair*> kvs;
+  for (const auto& kv : o) kvs.push_back(&kv);
+  std::sort(kvs.begin(), kvs.end(), [](auto* a, auto* b) { return a->key() < b->key(); });
+  return kvs;
 }
 
 }  // namespace
@@ -68,17 +77,49 @@ std::string GoSprint(const json::value& v) {
       return s + "]";
     }
     case json::kind::object: {
-      std::vector<const json::key_value_pair*> kvs;
-      for (const auto& kv : v.get_object()) kvs.push_back(&kv);
-      std::sort(kvs.begin(), kvs.end(), [](auto* a, auto* b) { return a->key() < b->key(); });
       std::string s = "map[";
       bool first = true;
-      for (const auto* kv : kvs) {
+      for (const auto* kv : SortedMembers(v.get_object())) {
         if (!first) s.push_back(' ');
         first = false;
         s += std::string(kv->key()) + ":" + GoSprint(kv->value());
       }
       return s + "]";
+    }
+  }
+  return "";
+}
+
+std::string GoSharpV(const json::value& v) {
+  double f;
+  switch (v.kind()) {
+    case json::kind::null: return "interface {}(nil)";
+    case json::kind::bool_: return v.get_bool() ? "true" : "false";
+    case json::kind::int64: return std::to_string(v.get_int64());
+    case json::kind::uint64:
+    case json::kind::double_:
+      AsGoFloat(v, &f);
+      return GoFloatV(f);
+    case json::kind::string: return GoQuote(std::string_view(v.get_string()));
+    case json::kind::array: {
+      std::string s = "[]interface {}{";
+      bool first = true;
+      for (const auto& e : v.get_array()) {
+        if (!first) s += ", ";
+        first = false;
+        s += GoSharpV(e);
+      }
+      return s + "}";
+    }
+    case json::kind::object: {
+      std::string s = "map[string]interface {}{";
+      bool first = true;
+      for (const auto* kv : SortedMembers(v.get_object())) {
+        if (!first) s += ", ";
+        first = false;
+        s += GoQuote(std::string_view(kv->key())) + ":" + GoSharpV(kv->value());
+      }
+      return s + "}";
     }
   }
   return "";

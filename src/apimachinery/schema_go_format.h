@@ -16,6 +16,9 @@ std::string GoFloatV(double f);
 std::string GoFloatF(double f);
 // fmt.Sprint(v) of the decoded value.
 std::string GoSprint(const boost::json::value& v);
+// fmt.Sprintf("%#v", v) of the decoded value: map[string]interface {}{"a":1, "b":"x"} (sorted keys),
+// []interface {}{"a", 1}, interface {}(nil), quoted strings.
+std::string GoSharpV(const boost::json::value& v);
 // reflect.TypeOf(v).String() of the decoded value; "%!s(<nil>)" for null, as %s prints a nil type.
 std::string GoTypeName(const boost::json::value& v);
 // json.Marshal(v) of the decoded value.

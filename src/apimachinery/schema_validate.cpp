@@ -30,6 +30,12 @@ json::value SortedCopy(const json::value& v) {
   return out;
 }
 
+// Custom resources are validated as map[string]interface{}: their values render as Go's %#v.
+FieldError Unstructured(FieldError e) {
+  e.unstructured_value = true;
+  return e;
+}
+
 FieldError AtNil(FieldError e, bool nil) {
   if (nil) e.field = "<nil>";
   return e;
@@ -119,7 +125,8 @@ void ListSetsAndMaps(const Seg& path, const Schema* node, const json::value& v, 
 void ListMap(const Seg& path, const Schema& s, const json::array& arr, ErrorList& errs) {
   for (size_t i = 0; i < arr.size(); ++i) {
     if (!arr[i].is_null() && !arr[i].is_object()) {
-      errs.push_back(InvalidError(path.Path().Index(i), SortedCopy(arr[i]), "must be an object for an array of list-type map"));
+      errs.push_back(Unstructured(
+          InvalidError(path.Path().Index(i), SortedCopy(arr[i]), "must be an object for an array of list-type map")));
       return;
     }
   }
@@ -142,14 +149,16 @@ void ListMap(const Seg& path, const Schema& s, const json::array& arr, ErrorList
     }
     key_values.emplace_back(std::move(key));
   }
-  for (size_t i : NonUnique(keys)) errs.push_back(DuplicateError(path.Path().Index(i), SortedCopy(key_values[i])));
+  for (size_t i : NonUnique(keys)) {
+    errs.push_back(Unstructured(DuplicateError(path.Path().Index(i), SortedCopy(key_values[i]))));
+  }
 }
 
 void ListArray(const Seg& path, const Schema& s, const json::array& arr, ErrorList& errs) {
   if (s.list_type == ListType::kSet && arr.size() > 1) {
     std::vector<std::string> keys;
     for (const auto& x : arr) keys.push_back(SetKey(x));
-    for (size_t i : NonUnique(keys)) errs.push_back(DuplicateError(path.Path().Index(i), SortedCopy(arr[i])));
+    for (size_t i : NonUnique(keys)) errs.push_back(Unstructured(DuplicateError(path.Path().Index(i), SortedCopy(arr[i]))));
   } else if (s.list_type == ListType::kMap) {
     ListMap(path, s, arr, errs);
   }

@@ -25,6 +25,15 @@ TEST(SchemaGoFormatTest, SprintLikeFmtV) {
   EXPECT_EQ(GoSprint(J("2.5")), "2.5");
 }
 
+TEST(SchemaGoFormatTest, SharpVLikeFmtSharpV) {
+  // What fmt.Sprintf("%#v") prints for json.Unmarshal's values (checked against Go).
+  EXPECT_EQ(GoSharpV(J(R"({"protocol":"TCP","port":80})")), R"(map[string]interface {}{"port":80, "protocol":"TCP"})");
+  EXPECT_EQ(GoSharpV(J(R"({"l":["a",1,{"x":"y"}],"n":null,"f":1.5,"g":1e21,"m":{},"e":[]})")),
+            R"(map[string]interface {}{"e":[]interface {}{}, "f":1.5, "g":1e+21, "l":[]interface {}{"a", 1, )"
+            R"(map[string]interface {}{"x":"y"}}, "m":map[string]interface {}{}, "n":interface {}(nil)})");
+  EXPECT_EQ(GoSharpV(J(R"("q\"x")")), R"("q\"x")");
+}
+
 TEST(SchemaGoFormatTest, TypeNamesAndMarshal) {
   EXPECT_EQ(GoTypeName(J("{}")), "map[string]interface {}");
   EXPECT_EQ(GoTypeName(J("[]")), "[]interface {}");

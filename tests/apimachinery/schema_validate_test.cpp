@@ -243,10 +243,10 @@ TEST(SchemaValidateTest, ListTypeMapDuplicates) {
       "set":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}}}})";
   EXPECT_EQ(Validate(schema, R"({"single":[{"name":"a"},{"name":"b"}],"set":["x","y"]})"), Set{});
   EXPECT_EQ(Validate(schema, R"({"single":[{"name":"a","v":1},{"name":"b"},{"name":"a","v":2},{"name":"a"}]})"),
-            Set{R"(single[2]: Duplicate value: {"name":"a"})"});
-  EXPECT_EQ(Validate(schema, R"({"single":[{"v":1},{"v":2}]})"), Set{"single[1]: Duplicate value: {}"});
+            Set{R"(single[2]: Duplicate value: map[string]interface {}{"name":"a"})"});
+  EXPECT_EQ(Validate(schema, R"({"single":[{"v":1},{"v":2}]})"), Set{"single[1]: Duplicate value: map[string]interface {}{}"});
   EXPECT_EQ(Validate(schema, R"({"multi":[{"protocol":"TCP","port":80},{"port":80,"protocol":"TCP"},{"port":80,"protocol":"UDP"}]})"),
-            Set{R"(multi[1]: Duplicate value: {"port":80,"protocol":"TCP"})"});
+            Set{R"(multi[1]: Duplicate value: map[string]interface {}{"port":80, "protocol":"TCP"})"});
   EXPECT_EQ(Validate(schema, R"({"set":["x","y","x"]})"), Set{R"(set[2]: Duplicate value: "x")"});
   EXPECT_EQ(Validate(schema, R"({"single":[{"name":"a"},"b"]})"),
             (Set{R"(single[1]: Invalid value: "string": single[1] in body must be of type object: "string")",

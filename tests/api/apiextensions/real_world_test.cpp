@@ -157,7 +157,7 @@ TEST_F(RealWorldCrdTest, CertificateLike) {
       },
       {}));
   ASSERT_FALSE(dup.ok());
-  EXPECT_NE(dup.status().message().find("status.conditions[1]: Duplicate value: {\"type\":\"Ready\"}"), std::string::npos)
+  EXPECT_NE(dup.status().message().find("status.conditions[1]: Duplicate value: map[string]interface {}{\"type\":\"Ready\"}"), std::string::npos)
       << dup.status().message();
 }
 
