@@ -9,13 +9,13 @@
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 #include <condition_variable>
-#include <ctime>
 #include <mutex>
 #include <set>
 #include <thread>
 #include <vector>
 
 #include "server/asio_await.h"
+#include "server/http/http_date.h"
 #include "server/http/responses.h"
 #include "util/log.h"
 
@@ -66,19 +66,6 @@ const char* ReasonPhrase(int code) {
     case 505: return "HTTP Version Not Supported";
     default: return "Unknown";
   }
-}
-
-std::string HttpDate() {
-  thread_local time_t cached_sec = 0;
-  thread_local char cached[64];
-  time_t now = time(nullptr);
-  if (now != cached_sec) {
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(cached, sizeof cached, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-    cached_sec = now;
-  }
-  return cached;
 }
 
 void AppendHeaders(std::string& out, const http::Headers& h) {
@@ -325,7 +312,7 @@ std::string Connection::Head(int status, const http::Headers& headers, bool keep
   }
   AppendHeaders(out, headers);
   out += "Date: ";
-  out += HttpDate();
+  out += http::HttpDate();
   out += "\r\n";
   if (!keep_alive) out += "Connection: close\r\n";
   return out;
@@ -500,7 +487,7 @@ Task<void> Connection::Run() {
     server_.in_flight.fetch_add(1);
     // Long-running requests are recognised by the request-info filter; it tells the connection through
     // the context before the handler streams. Here: a watch query or verb path marks it too, for shutdown.
-    long_running_ = ctx->request.query.Has("watch") || ctx->request.path.find("/watch/") != std::string::npos;
+    long_running_ = http::LooksLongRunning(ctx->request);
     try {
       co_await server_.handler(*ctx);
     } catch (const std::exception& e) {

@@ -26,4 +26,10 @@ struct HttpRequest {
   std::vector<std::string> peer_certs_der;   // the client's certificate chain, leaf first (unverified)
 };
 
+// What the connection treats as long-running before the filters have resolved the request (for
+// graceful shutdown, which cancels those): a watch query or a /watch/ path.
+inline bool LooksLongRunning(const HttpRequest& r) {
+  return r.query.Has("watch") || r.path.find("/watch/") != std::string::npos;
+}
+
 }  // namespace capstan::http
