@@ -40,6 +40,7 @@
 #include "cmd/storage_setup.h"
 #include "cmd/audit_setup.h"
 #include "cmd/authentication.h"
+#include "cmd/flowcontrol_setup.h"
 #include "cmd/kubeconfig.h"
 #include "cmd/pki.h"
 #include "cmd/serving_cert.h"
@@ -65,6 +66,9 @@ struct App::State {
   std::unique_ptr<authz::AuthorizationSetup> authorization;  // --authorization-mode
   server::HealthChecks health;
   server::Router router;
+  // API Priority and Fairness: the dispatcher the chain uses (outlives the server) and its config
+  // thread (stopped before the API it reads goes: in Shutdown and ~App).
+  std::unique_ptr<ApfSetup> apf;
   std::unique_ptr<server::HttpServer> http;
   std::atomic<bool> shutting_down{false};
   // Set once every watch cache has had its first list: like kube's post-start hooks, the check then
@@ -115,7 +119,9 @@ struct App::State {
 };
 
 App::App(Options options) : s_(std::make_unique<State>()) { s_->opts = std::move(options); }
-App::~App() = default;
+App::~App() {
+  if (s_ && s_->apf) s_->apf->Stop();
+}
 
 int App::port() const { return s_->http ? s_->http->port() : 0; }
 
@@ -532,6 +538,14 @@ http::Handler App::State::BuildChain() {
   chain.cors_allowed_origins = o.cors_allowed_origins;
   chain.max_requests_inflight = o.max_requests_inflight;
   chain.max_mutating_requests_inflight = o.max_mutating_requests_inflight;
+  if (o.enable_priority_and_fairness) {
+    // kube's server concurrency limit: the two in-flight limits summed.
+    s.apf = std::make_unique<ApfSetup>(s.apis, s.caches.get(), s.metrics,
+                                       o.max_requests_inflight + o.max_mutating_requests_inflight);
+    s.apf->InstallDebugRoutes(s.router);
+    s.apf->Start();
+    chain.apf = &s.apf->controller();
+  }
   chain.audit = s.audit->ChainConfig();
   return server::BuildHandlerChain(
       [&s](http::RequestContext& ctx) -> Task<void> { co_await s.router.Dispatch(ctx); }, chain);
@@ -692,6 +706,7 @@ void App::Shutdown() {
   s.shutting_down = true;
   if (s.kubernetes_service) s.kubernetes_service->Stop();  // this server leaves the kubernetes Endpoints
   if (s.controllers) s.controllers->Stop();
+  if (s.apf) s.apf->Stop();
   if (s.authorization) s.authorization->Stop();
   if (s.crd_controller) s.crd_controller->Stop();
   if (s.aggregator) s.aggregator->Stop();  // its loop uses the HTTP client the audit setup owns

@@ -216,6 +216,11 @@ const std::map<std::string, Setter>& Setters() {
       {"encryption-provider-config",
        [](Options& o, const std::string& v) { o.encryption_provider_config = v; return Status(); }},
       {"watch-cache", [](Options& o, const std::string& v) { o.watch_cache = ParseBoolValue(v); return Status(); }},
+      {"enable-priority-and-fairness",
+       [](Options& o, const std::string& v) {
+         o.enable_priority_and_fairness = ParseBoolValue(v);
+         return Status();
+       }},
       {"default-watch-cache-size",
        [](Options& o, const std::string& v) { return IntSetter(o.default_watch_cache_size, v); }},
       {"watch-cache-sizes",

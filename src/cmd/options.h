@@ -37,6 +37,8 @@ struct Options {
   int64_t max_request_body_bytes = 3 * 1024 * 1024;
   std::vector<std::string> cors_allowed_origins;
   int max_requests_inflight = 400;
+  // API Priority and Fairness instead of the two max-in-flight limits (their sum is its server limit).
+  bool enable_priority_and_fairness = true;
   int max_mutating_requests_inflight = 200;
   std::chrono::nanoseconds request_timeout = std::chrono::seconds(60);
   int min_request_timeout = 1800;

@@ -19,6 +19,8 @@ struct ChainConfig {
   std::vector<std::string> cors_allowed_origins;
   int max_requests_inflight = 400;
   int max_mutating_requests_inflight = 200;
+  // API Priority and Fairness; null: the max-in-flight limits instead (--enable-priority-and-fairness=false).
+  flowcontrol::Controller* apf = nullptr;
   AuditConfig audit;  // sink disabled: no audit events
 };
 

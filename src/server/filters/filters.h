@@ -24,6 +24,10 @@
 #include "server/http/request_context.h"
 #include "util/metrics.h"
 
+namespace capstan::flowcontrol {
+class Controller;
+}
+
 namespace capstan::server {
 
 using http::Handler;
@@ -117,6 +121,15 @@ Handler WithImpersonation(Handler next, authz::Authorizer& authorizer);
 // max_inflight.cpp: --max-requests-inflight / --max-mutating-requests-inflight; 429 with Retry-After
 // when full; long-running requests and system:masters are exempt.
 Handler WithMaxInFlight(Handler next, int max_read_only, int max_mutating, RequestMetrics& m);
+
+// priority_and_fairness.cpp: API Priority and Fairness in max-in-flight's place (kube's
+// --enable-priority-and-fairness, on by default). Each request is classified and dispatched by `apf`
+// (flowcontrol/controller.h); every answer names the matched FlowSchema and priority level in
+// X-Kubernetes-PF-FlowSchema-UID / X-Kubernetes-PF-PriorityLevel-UID. A queued request waits at most
+// a quarter of `request_timeout` (at most a minute) from its arrival; a rejected one gets kube's 429
+// "Too many requests, please try again later." (text/plain) with the level's Retry-After. Watches
+// hold their seats only until their response starts; other long-running requests are not limited.
+Handler WithPriorityAndFairness(Handler next, flowcontrol::Controller& apf, std::chrono::nanoseconds request_timeout);
 
 // authorization.cpp: 403 unless the authorizer allows the request.
 Handler WithAuthorization(Handler next, authz::Authorizer& authorizer);

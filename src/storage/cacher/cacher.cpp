@@ -63,6 +63,8 @@ bool Cacher::WaitReady(std::chrono::milliseconds timeout) const {
 }
 
 const std::string& Cacher::resource_prefix() const { return core_->config.resource_prefix; }
+const std::string& Cacher::group() const { return core_->config.group; }
+const std::string& Cacher::resource() const { return core_->config.resource; }
 
 Cacher::Stats Cacher::GetStats() const {
   std::lock_guard lock(core_->mu);

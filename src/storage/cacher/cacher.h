@@ -107,6 +107,8 @@ class Cacher : public ObjectStore {
   // Blocks until Ready() or the timeout (start-up code and tests).
   bool WaitReady(std::chrono::milliseconds timeout) const;
   const std::string& resource_prefix() const;
+  const std::string& group() const;
+  const std::string& resource() const;
 
   struct Stats {
     size_t objects = 0;
