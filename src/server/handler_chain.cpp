@@ -24,7 +24,7 @@ http::Handler BuildHandlerChain(http::Handler inner, const ChainConfig& c) {
       [&](Handler n) { return WithAuditEvents(std::move(n), c.audit); },
       [&](Handler n) { return WithImpersonation(std::move(n), *c.authorizer); },
       [&](Handler n) {
-        if (c.apf) return WithPriorityAndFairness(std::move(n), *c.apf, c.request_timeout);
+        if (c.apf) return WithPriorityAndFairness(std::move(n), *c.apf, c.request_timeout, *c.metrics);
         return WithMaxInFlight(std::move(n), c.max_requests_inflight, c.max_mutating_requests_inflight, *c.metrics);
       },
       [&](Handler n) { return WithAuthorization(std::move(n), *c.authorizer); },

@@ -129,7 +129,9 @@ Handler WithMaxInFlight(Handler next, int max_read_only, int max_mutating, Reque
 // a quarter of `request_timeout` (at most a minute) from its arrival; a rejected one gets kube's 429
 // "Too many requests, please try again later." (text/plain) with the level's Retry-After. Watches
 // hold their seats only until their response starts; other long-running requests are not limited.
-Handler WithPriorityAndFairness(Handler next, flowcontrol::Controller& apf, std::chrono::nanoseconds request_timeout);
+// apiserver_current_inflight_requests{request_kind} counts the requests executing.
+Handler WithPriorityAndFairness(Handler next, flowcontrol::Controller& apf, std::chrono::nanoseconds request_timeout,
+                                RequestMetrics& m);
 
 // authorization.cpp: 403 unless the authorizer allows the request.
 Handler WithAuthorization(Handler next, authz::Authorizer& authorizer);

@@ -78,10 +78,20 @@ http::HttpResponse TooManyRequests(int64_t retry_after) {
 
 }  // namespace
 
-Handler WithPriorityAndFairness(Handler next, flowcontrol::Controller& apf, std::chrono::nanoseconds request_timeout) {
+Handler WithPriorityAndFairness(Handler next, flowcontrol::Controller& apf, std::chrono::nanoseconds request_timeout,
+                                RequestMetrics& m) {
   // kube's defaultRequestWaitLimit is a quarter of --request-timeout, at most a minute.
   auto wait_limit = std::min<std::chrono::nanoseconds>(request_timeout / 4, std::chrono::minutes(1));
-  return [next = std::move(next), &apf, wait_limit](http::RequestContext& ctx) -> Task<void> {
+  // apiserver_current_inflight_requests counts what executes (watches while they initialize), as
+  // kube's APF filter feeds it.
+  struct Executing {
+    std::atomic<int> read_only{0};
+    std::atomic<int> mutating{0};
+  };
+  auto executing = std::make_shared<Executing>();
+  Gauge* ro_gauge = m.inflight.With({"readOnly"});
+  Gauge* mut_gauge = m.inflight.With({"mutating"});
+  return [next = std::move(next), &apf, wait_limit, executing, ro_gauge, mut_gauge](http::RequestContext& ctx) -> Task<void> {
     const bool watch = ctx.info.verb == "watch";
     if (ctx.info.long_running && !watch) {  // exec, attach, proxy, logs: not limited
       co_await next(ctx);
@@ -107,16 +117,26 @@ Handler WithPriorityAndFairness(Handler next, flowcontrol::Controller& apf, std:
       co_await ctx.writer->Respond(TooManyRequests(apf.RetryAfter(ticket->priority_level)));
       co_return;
     }
+    const std::string& verb = ctx.info.verb;
+    const bool mutating = !(verb == "get" || verb == "list" || verb == "watch");
+    std::atomic<int>& count = mutating ? executing->mutating : executing->read_only;
+    Gauge* gauge = mutating ? mut_gauge : ro_gauge;
+    gauge->Set(count.fetch_add(1) + 1);
+    // Ends the execution once: when the handler returns, or for a watch when its response starts.
+    auto finish = [&apf, ticket, &count, gauge] {
+      if (ticket->finished) return;
+      apf.Finish(*ticket);
+      gauge->Set(count.fetch_sub(1) - 1);
+    };
     struct Done {
-      flowcontrol::Controller& apf;
-      flowcontrol::Ticket& t;
-      ~Done() { apf.Finish(t); }
-    } done{apf, *ticket};
+      std::function<void()> f;
+      ~Done() { f(); }
+    } done{finish};
     if (!watch) {
       co_await next(ctx);
       co_return;
     }
-    WatchInitWriter w(*ctx.writer, [&apf, ticket] { apf.Finish(*ticket); });
+    WatchInitWriter w(*ctx.writer, finish);
     http::ScopedWriter installed(ctx, w);
     co_await next(ctx);
   };
