@@ -262,6 +262,24 @@ TEST_F(ApfTest, QueuedRequestTimesOutAfterAQuarterOfTheRequestTimeout) {
   K({"delete", "flowschema", "narrow-users"});
 }
 
+// kube's controller keeps the Dangling condition: NotFound while the level is missing, Found once it exists.
+TEST_F(ApfTest, DanglingConditionFollowsTheLevel) {
+  CreateSchema("orphan", "not-yet", "nobody");
+  auto reason = [] {
+    return K({"get", "flowschema", "orphan", "-o", "jsonpath={.status.conditions[?(@.type==\"Dangling\")].reason}"}).out;
+  };
+  auto wait_for = [&](const std::string& want) {
+    for (int i = 0; i < 100 && reason() != want; ++i) std::this_thread::sleep_for(milliseconds(100));
+    return reason();
+  };
+  EXPECT_EQ(wait_for("NotFound"), "NotFound");
+  EXPECT_EQ(K({"get", "flowschema", "orphan", "-o", "jsonpath={.status.conditions[?(@.type==\"Dangling\")].message}"}).out,
+            "This FlowSchema references the PriorityLevelConfiguration object named \"not-yet\" but there is no such object");
+  CreateLevel("not-yet", R"({"type":"Reject"})");
+  EXPECT_EQ(wait_for("Found"), "Found");
+  K({"delete", "flowschema", "orphan"});
+}
+
 TEST(ApfDisabledTest, MaxInFlightInsteadWithoutHeaders) {
   ServerProcess server({"--enable-priority-and-fairness=false"});
   ASSERT_TRUE(server.ok()) << server.error();

@@ -2,6 +2,7 @@
 #include "flowcontrol/controller.h"
 #include "server/filters/filters.h"
 #include "server/http/forwarding_writer.h"
+#include "util/duration.h"
 #include "util/timer.h"
 
 namespace capstan::server {
@@ -80,8 +81,9 @@ http::HttpResponse TooManyRequests(int64_t retry_after) {
 
 Handler WithPriorityAndFairness(Handler next, flowcontrol::Controller& apf, std::chrono::nanoseconds request_timeout,
                                 RequestMetrics& m) {
-  // kube's defaultRequestWaitLimit is a quarter of --request-timeout, at most a minute.
-  auto wait_limit = std::min<std::chrono::nanoseconds>(request_timeout / 4, std::chrono::minutes(1));
+  // kube's wait limit: a quarter of the request's deadline (--request-timeout, or a shorter ?timeout=;
+  // watches have none and get a quarter of --request-timeout), at most a minute.
+  const auto default_wait = std::min<std::chrono::nanoseconds>(request_timeout / 4, std::chrono::minutes(1));
   // apiserver_current_inflight_requests counts what executes (watches while they initialize), as
   // kube's APF filter feeds it.
   struct Executing {
@@ -91,7 +93,8 @@ Handler WithPriorityAndFairness(Handler next, flowcontrol::Controller& apf, std:
   auto executing = std::make_shared<Executing>();
   Gauge* ro_gauge = m.inflight.With({"readOnly"});
   Gauge* mut_gauge = m.inflight.With({"mutating"});
-  return [next = std::move(next), &apf, wait_limit, executing, ro_gauge, mut_gauge](http::RequestContext& ctx) -> Task<void> {
+  return [next = std::move(next), &apf, default_wait, request_timeout, executing, ro_gauge,
+          mut_gauge](http::RequestContext& ctx) -> Task<void> {
     const bool watch = ctx.info.verb == "watch";
     if (ctx.info.long_running && !watch) {  // exec, attach, proxy, logs: not limited
       co_await next(ctx);
@@ -104,6 +107,14 @@ Handler WithPriorityAndFairness(Handler next, flowcontrol::Controller& apf, std:
 
     if (ticket->request->decision == flowcontrol::Decision::kPending) {
       // The wait ends at its limit from the request's arrival, or when the client goes away.
+      auto wait_limit = default_wait;
+      if (!ctx.info.long_running) {
+        auto timeout = request_timeout;
+        if (auto t = ctx.request.query.Get("timeout"); t && !t->empty()) {
+          if (auto parsed = ParseGoDuration(*t); parsed && parsed->count() > 0 && *parsed < timeout) timeout = *parsed;
+        }
+        wait_limit = std::min<std::chrono::nanoseconds>(timeout / 4, std::chrono::minutes(1));
+      }
       auto deadline = ctx.received + std::chrono::duration_cast<std::chrono::steady_clock::duration>(wait_limit);
       auto remaining = deadline - std::chrono::steady_clock::now();
       if (remaining.count() < 0) remaining = {};
