@@ -25,7 +25,7 @@ void ProbeCapabilities(ResourceEntry& e) {
   e.updater = dynamic_cast<registry::Updater*>(s);
   e.patcher = dynamic_cast<registry::Patcher*>(s);
   e.deleter = dynamic_cast<registry::GracefulDeleter*>(s);
-  e.collection_deleter = dynamic_cast<registry::CollectionDeleter*>(s);
+  e.collection_deleter = registry::AsCollectionDeleter(s);
   e.connecter = dynamic_cast<registry::Connecter*>(s);
   e.table = dynamic_cast<registry::TableConvertor*>(s);
   e.verbs = VerbsOf(e);

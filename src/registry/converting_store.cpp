@@ -123,7 +123,7 @@ ConvertingStore::ConvertingStore(ResourceInfo info, std::shared_ptr<Storage> inn
   creater_ = dynamic_cast<Creater*>(s);
   updater_ = dynamic_cast<Updater*>(s);
   deleter_ = dynamic_cast<GracefulDeleter*>(s);
-  collection_deleter_ = dynamic_cast<CollectionDeleter*>(s);
+  collection_deleter_ = AsCollectionDeleter(s);
   table_ = dynamic_cast<TableConvertor*>(s);
 }
 

@@ -162,7 +162,16 @@ class CollectionDeleter : public virtual Storage {
  public:
   virtual Task<StatusOr<ObjectList>> DeleteCollection(const Context& ctx, const DeleteOptions& dopts,
                                                       const ListOptions& lopts) = 0;
+  // False for a storage built on the generic store that does not offer deletecollection (kube's
+  // namespaces): the installer then routes no DELETE on the collection and discovery omits the verb.
+  virtual bool OffersDeleteCollection() const { return true; }
 };
+
+// The storage's CollectionDeleter if it offers deletecollection, else nullptr.
+inline CollectionDeleter* AsCollectionDeleter(Storage* s) {
+  auto* d = dynamic_cast<CollectionDeleter*>(s);
+  return d && d->OffersDeleteCollection() ? d : nullptr;
+}
 
 // A subresource that streams or proxies to something else (pods/log, exec, attach, portforward,
 // proxy): kube's rest.Connecter. The endpoints layer routes every method it lists to Connect.

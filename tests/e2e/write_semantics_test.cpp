@@ -225,6 +225,24 @@ TEST_F(WriteSemanticsTest, MethodsAPathDoesNotServeAre405) {
   EXPECT_EQ(Curl("GET", "/api/v1/namespaces/default/bindings/x").substr(0, 4), "404\n");
 }
 
+TEST_F(WriteSemanticsTest, NamespacesOfferNoDeleteCollection) {
+  Namespace("keep-me");
+  const std::string not_allowed =
+      "405\n{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"the server does not "
+      "allow this method on the requested resource\",\"reason\":\"MethodNotAllowed\",\"details\":{},\"code\":405}\n";
+  EXPECT_EQ(Curl("DELETE", "/api/v1/namespaces"), not_allowed);
+  EXPECT_EQ(Curl("DELETE", "/api/v1/namespaces?labelSelector=kubernetes.io%2Fmetadata.name%3Dkeep-me"), not_allowed);
+  // Nothing was deleted or marked Terminating.
+  EXPECT_EQ(K({"get", "ns", "keep-me", "-o", "jsonpath={.status.phase}"}).out, "Active");
+  EXPECT_EQ(K({"get", "ns", "default", "-o", "jsonpath={.status.phase}"}).out, "Active");
+  // Discovery lists namespaces' verbs as kube does.
+  auto discovery = K({"get", "--raw", "/api/v1"}).out;
+  EXPECT_NE(discovery.find(R"("name":"namespaces","singularName":"namespace","namespaced":false,"kind":"Namespace",)"
+                           R"("verbs":["create","delete","get","list","patch","update","watch"])"),
+            std::string::npos)
+      << discovery.substr(0, 2000);
+}
+
 TEST_F(WriteSemanticsTest, StrategicMergePatchTypeErrorsUseKubesTexts) {
   Namespace("smp");
   ASSERT_EQ(K({"create", "configmap", "c", "-n", "smp"}).exit_code, 0);

@@ -147,10 +147,17 @@ class FinalizeStore : public registry::Updater {
   registry::OwningStore inner_;
 };
 
-// Deleting a namespace first marks it Terminating; it goes once its spec finalizers are gone.
+// Deleting a namespace first marks it Terminating; it goes once its spec finalizers are gone. As in
+// kube, namespaces offer no deletecollection: DELETE /api/v1/namespaces is a 405, never a mass delete.
 class NamespaceStore : public registry::OwningStore {
  public:
   using OwningStore::OwningStore;
+
+  bool OffersDeleteCollection() const override { return false; }
+  Task<StatusOr<registry::ObjectList>> DeleteCollection(const registry::Context&, const registry::DeleteOptions&,
+                                              const registry::ListOptions&) override {
+    co_return am::NewMethodNotSupported(c_.info.GroupResource(), "deletecollection");
+  }
 
   Task<StatusOr<registry::DeleteOutcome>> Delete(const registry::Context& ctx, const std::string& name,
                                                  const registry::DeleteOptions& opts) override {
