@@ -7,6 +7,7 @@
 #include "cel/cost_estimator.h"
 #include "cel/program.h"
 #include "cel/schema_types.h"
+#include "util/feature_gate.h"
 #include "util/strings.h"
 
 namespace capstan::cel {
@@ -397,7 +398,7 @@ class Validator {
   }
 
   void Add(FieldError e, bool ratcheted) {
-    if (ratcheted) {
+    if (ratcheted && features::Enabled("CRDValidationRatcheting")) {
       if (warnings_) warnings_->push_back(e.ToString());
       return;
     }

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <boost/json.hpp>
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include "admission/builtin_plugins.h"
@@ -20,6 +21,7 @@
 #include "api/catalog.h"
 #include "aggregator/aggregator.h"
 #include "api/coordination/coordination.h"
+#include "api/core/capabilities.h"
 #include "api/core/component_status.h"
 #include "api/core/core.h"
 #include "api/core/core_resources.h"
@@ -43,6 +45,7 @@
 #include "cmd/flowcontrol_setup.h"
 #include "cmd/kubeconfig.h"
 #include "cmd/pki.h"
+#include "cmd/runtime_config.h"
 #include "cmd/serving_cert.h"
 #include "cmd/version.h"
 #include "cmd/webhook_setup.h"
@@ -52,6 +55,7 @@
 #include "server/nonresource.h"
 #include "server/router.h"
 #include "registry/ip_range.h"
+#include "util/feature_gate.h"
 #include "util/log.h"
 #include "util/strings.h"
 
@@ -59,6 +63,7 @@ namespace capstan::cmd {
 
 struct App::State {
   Options opts;
+  RuntimeConfig runtime_config;  // --runtime-config: the group/versions and resources served
   MetricsRegistry metrics;
   std::unique_ptr<server::RequestMetrics> request_metrics;
   server::RequestWaitGroup wait_group;
@@ -357,7 +362,26 @@ Status App::State::BuildAdmission() {
   auto admission_config = admission::ReadAdmissionConfigFile(o.admission_control_config_file);
   if (!admission_config.ok()) return admission_config.status();
   pdeps.config = std::make_shared<const admission::AdmissionConfig>(std::move(*admission_config));
-  auto admission_chain = admission::BuildChain(o.enable_admission_plugins, o.disable_admission_plugins, pdeps);
+  // The deprecated --admission-control names the whole set: the others are off (kube's computePluginNames).
+  std::vector<std::string> enable = o.enable_admission_plugins, disable = o.disable_admission_plugins;
+  if (o.given.count("admission-control")) {
+    if (o.given.count("enable-admission-plugins") || o.given.count("disable-admission-plugins")) {
+      return Status(400, "BadRequest",
+                    "admission-control and enable-admission-plugins/disable-admission-plugins flags are mutually exclusive");
+    }
+    const auto& all = admission::AllPluginsInOrder();
+    for (const auto& n : o.admission_control) {
+      if (std::find(all.begin(), all.end(), n) == all.end()) {
+        return Status(400, "BadRequest", "admission-control plugin \"" + n + "\" is unknown");
+      }
+    }
+    enable = o.admission_control;
+    disable.clear();
+    for (const auto& n : all) {
+      if (std::find(enable.begin(), enable.end(), n) == enable.end()) disable.push_back(n);
+    }
+  }
+  auto admission_chain = admission::BuildChain(enable, disable, pdeps);
   if (!admission_chain.ok()) return admission_chain.status();
   s.admission = std::move(admission_chain->chain);
   if (!admission_chain->not_implemented.empty()) {
@@ -371,6 +395,7 @@ Status App::State::BuildAdmission() {
 Status App::State::InstallApi() {
   State& s = *this;
   const Options& o = s.opts;
+  api::core::SetAllowPrivileged(o.allow_privileged);
   registry::GroupDeps deps;
   deps.store = &s.caches->Store();
   deps.store_for = [&s](const std::string& root, const registry::ResourceInfo& info,
@@ -400,7 +425,18 @@ Status App::State::InstallApi() {
   groups.push_back(api::apiextensions::Install(deps, s.crd_signal));
   groups.push_back(api::rbac::Install(deps, s.authorization->RbacOptions()));
   groups.push_back(api::authorization::Install(deps, s.authorization->ReviewOptions()));
-  for (auto& group : groups) endpoints::InstallResources(s.apis, std::move(group));
+  std::set<std::string> versions;  // every group/version Capstan has, served or switched off
+  for (auto& group : groups) {
+    std::erase_if(group, [&](const registry::RestResource& r) {
+      versions.insert(r.info.group + "/" + r.info.version);
+      return !s.runtime_config.ResourceEnabled(r.info.group, r.info.version, r.info.resource);
+    });
+    endpoints::InstallResources(s.apis, std::move(group));
+  }
+  if (auto missing = s.runtime_config.NotServed(versions); !missing.empty()) {
+    LogWarn("API group versions enabled by --runtime-config are not served: Capstan does not have them",
+            {{"groupVersions", Join(missing, ",")}});
+  }
   s.storage->RegisterResources(s.apis);
   RETURN_IF_ERROR(EnsureSystemNamespaces(s.apis));
   // The bootstrap RBAC policy (kube's rbac/bootstrap-roles hook) and the authorizers' informers.
@@ -494,6 +530,7 @@ void App::State::InstallApiRoutes() {
 void App::State::InstallHealthAndMetrics() {
   State& s = *this;
   server::AddProcessMetrics(s.metrics);
+  features::AddFeatureMetrics(features::Gates(), s.metrics);
   s.request_metrics = std::make_unique<server::RequestMetrics>(s.metrics);
 
   s.health.Add("ping", []() -> Task<Status> { co_return Status(); });
@@ -678,6 +715,11 @@ void App::State::SetComponentStatuses() {
 Status App::Start() {
   State& s = *s_;
   const Options& o = s.opts;
+  // kube's check of --runtime-config (with --enable-priority-and-fairness), before anything is written.
+  static const std::set<std::string> kFalse = {"0", "f", "F", "FALSE", "false", "False"};  // the value is a valid bool
+  auto apf = o.given.find("enable-priority-and-fairness");
+  const bool priority_and_fairness = apf == o.given.end() || !kFalse.count(apf->second.back());
+  ASSIGN_OR_RETURN(s.runtime_config, RuntimeConfig::Parse(o.runtime_config, priority_and_fairness));
   ASSIGN_OR_RETURN(Pki pki, PrepareDataDir(o));
   RETURN_IF_ERROR(s.BuildSecurity(pki));
   RETURN_IF_ERROR(s.OpenStorage());

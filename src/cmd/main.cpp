@@ -8,6 +8,7 @@
 #include "cmd/app.h"
 #include "cmd/etcd_stand_in.h"
 #include "cmd/options.h"
+#include "util/feature_gate.h"
 #include "util/log.h"
 #include "util/strings.h"
 
@@ -32,6 +33,14 @@ int main(int argc, char** argv) {
       break;
   }
   SetLogVerbosity(parsed.options.verbosity);
+  // As kube-apiserver: a bad gate is an error before anything starts.
+  std::vector<std::string> gate_warnings;
+  if (std::string err = features::MutableGates().Set(parsed.options.feature_gates, &gate_warnings); !err.empty()) {
+    std::fprintf(stderr, "Error: %s\n", err.c_str());
+    return 1;
+  }
+  for (const auto& w : gate_warnings) LogWarn(w, {});
+  if (!parsed.options.feature_gates.empty()) LogInfo("feature gates", {{"gates", features::Gates().String()}});
   if (!parsed.options.ignored.empty()) {
     LogWarn("flags accepted for compatibility but not acted on yet", {{"flags", Join(parsed.options.ignored, ",")}});
   }

@@ -142,6 +142,9 @@ const std::map<std::string, Setter>& Setters() {
          return Status();
        }},
       {"client-ca-file", [](Options& o, const std::string& v) { o.client_ca_file = v; return Status(); }},
+      {"runtime-config", [](Options& o, const std::string& v) { o.runtime_config.push_back(v); return Status(); }},
+      {"feature-gates", [](Options& o, const std::string& v) { o.feature_gates.push_back(v); return Status(); }},
+      {"allow-privileged", [](Options& o, const std::string& v) { o.allow_privileged = ParseBoolValue(v); return Status(); }},
       {"anonymous-auth", [](Options& o, const std::string& v) { o.anonymous_auth = ParseBoolValue(v); return Status(); }},
       {"authorization-mode",
        [](Options& o, const std::string& v) {
@@ -179,6 +182,11 @@ const std::map<std::string, Setter>& Setters() {
       {"enable-admission-plugins",
        [](Options& o, const std::string& v) {
          for (auto& p : SplitList(v)) o.enable_admission_plugins.push_back(p);
+         return Status();
+       }},
+      {"admission-control",
+       [](Options& o, const std::string& v) {
+         for (auto& p : SplitList(v)) o.admission_control.push_back(p);
          return Status();
        }},
       {"disable-admission-plugins",

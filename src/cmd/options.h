@@ -53,6 +53,7 @@ struct Options {
   // Authentication and authorization.
   std::string client_ca_file;
   bool anonymous_auth = true;
+  bool allow_privileged = false;                // --allow-privileged (kube's default: privileged containers refused)
   std::vector<std::string> authorization_modes;  // empty: Capstan's default, Node,RBAC
   std::string authorization_policy_file;        // --authorization-policy-file (ABAC)
   std::string authorization_webhook_config_file;  // --authorization-webhook-config-file
@@ -64,6 +65,7 @@ struct Options {
   // Admission.
   std::vector<std::string> enable_admission_plugins;
   std::vector<std::string> disable_admission_plugins;
+  std::vector<std::string> admission_control;  // --admission-control (deprecated): the whole plugin set
   std::string admission_control_config_file;  // --admission-control-config-file (AdmissionConfiguration)
 
   // Auditing (cmd/audit_flags.cpp).
@@ -85,6 +87,8 @@ struct Options {
   std::vector<std::string> watch_cache_sizes;   // --watch-cache-sizes resource[.group]#size
 
   // Control loops, with kube-controller-manager's flags.
+  std::vector<std::string> feature_gates;   // each --feature-gates occurrence, applied by main()
+  std::vector<std::string> runtime_config;  // each --runtime-config occurrence (cmd/runtime_config.h)
   std::vector<std::string> controllers;  // empty: Capstan's default, "*,token-cleaner-controller"
   bool leader_elect = true;
   std::chrono::nanoseconds leader_elect_lease_duration = std::chrono::seconds(15);

@@ -1,6 +1,7 @@
 // endpoints/handlers_read.cpp: GET of one object and LIST.
 #include "apimachinery/errors.h"
 #include "endpoints/handlers.h"
+#include "util/feature_gate.h"
 
 namespace capstan::endpoints {
 
@@ -30,6 +31,10 @@ StatusOr<registry::ListOptions> ParseListOptions(const http::Query& q) {
   if (o.watch) {
     if (o.send_initial_events && match != "NotOlderThan") {
       errs.push_back(ForbiddenError(match_path, "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"));
+    }
+    if (o.send_initial_events && !features::Enabled("WatchList")) {
+      errs.push_back(ForbiddenError(FieldPath("sendInitialEvents"),
+                                    "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled"));
     }
     if (!match.empty()) {
       if (!o.send_initial_events) {

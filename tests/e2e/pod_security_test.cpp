@@ -45,7 +45,8 @@ class PodSecurityE2eTest : public ::testing::Test {
     std::ofstream(*dir_ + "/audit-policy.yaml") << "apiVersion: audit.k8s.io/v1\nkind: Policy\n"
                                                    "rules:\n- level: Metadata\n  resources:\n  - group: \"\"\n"
                                                    "    resources: [pods]\n- level: None\n";
-    server_ = new ServerProcess({"--admission-control-config-file=" + *dir_ + "/admission.yaml",
+    // Privileged pods pass validation only with --allow-privileged=true (as kubeadm starts kube-apiserver).
+    server_ = new ServerProcess({"--allow-privileged=true", "--admission-control-config-file=" + *dir_ + "/admission.yaml",
                                  "--audit-policy-file=" + *dir_ + "/audit-policy.yaml",
                                  "--audit-log-path=" + *dir_ + "/audit.log"});
   }

@@ -7,6 +7,7 @@
 #include "apimachinery/schema_prune.h"
 #include "apimachinery/schema_validate.h"
 
+#include "util/feature_gate.h"
 namespace capstan::api::apiextensions {
 
 namespace am = capstan::apimachinery;
@@ -124,6 +125,7 @@ const json::value* AtFieldPath(const json::value& root, std::string_view path) {
 // Validation ratcheting (CRDValidationRatcheting, on by default in kube 1.32): a schema error at
 // a value the update left unchanged is not refused (for a missing required field: its parent).
 void RatchetSchemaErrors(ErrorList& errs, const json::value& obj, const json::value& old) {
+  if (!features::Enabled("CRDValidationRatcheting")) return;
   ErrorList kept;
   for (auto& e : errs) {
     std::string_view path = e.field;

@@ -4,6 +4,7 @@
 
 #include "api/apps/workload_util.h"
 #include "api/common.h"
+#include "api/core/capabilities.h"
 #include "apimachinery/object_meta.h"
 #include "apimachinery/object_meta_validation.h"
 #include "apimachinery/validation.h"
@@ -223,6 +224,7 @@ void ValidateContainer(const json::object& c, const FieldPath& path, const std::
     errs.push_back(NotSupportedError(path.Child("terminationMessagePolicy"), tmp, {"File", "FallbackToLogsOnError"}));
   }
   ValidatePorts(c, path.Child("ports"), errs);
+  core::ValidateContainerCapabilities(c, path, errs);
   if (const auto* env = ArrayAt(c, "env")) {
     for (size_t i = 0; i < env->size(); ++i) {
       if ((*env)[i].is_object() && StringAt((*env)[i].get_object(), "name").empty()) {

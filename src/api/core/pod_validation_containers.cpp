@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "api/core/capabilities.h"
 #include "api/core/core_helpers.h"
 #include "api/core/pod_validation.h"
 #include "api/core/pod_validation_internal.h"
@@ -372,6 +373,7 @@ ErrorList ValidateContainerList(const json::value* list, const FieldPath& path, 
       }
     }
     add(ValidateVolumeMounts(c.if_contains("volumeMounts"), p.Child("volumeMounts"), volumes, kind == ContainerKind::kEphemeral));
+    ValidateContainerCapabilities(c, p, errs);
     std::string pull = StrOf(c.if_contains("imagePullPolicy"));
     if (pull.empty()) {
       errs.push_back(RequiredError(p.Child("imagePullPolicy"), ""));

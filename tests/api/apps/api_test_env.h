@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "api/core/capabilities.h"
 #include "api/schemas/builtin_schemas.h"
 #include "apimachinery/schema_registry.h"
 #include "registry/rest_resource.h"
@@ -50,6 +51,8 @@ class ApiTestEnv {
   using InstallFn = std::function<std::vector<registry::RestResource>(const registry::GroupDeps&)>;
 
   explicit ApiTestEnv(const InstallFn& install) {
+    // The fixtures set every field, privileged containers too: allowed as kubeadm starts kube-apiserver.
+    api::core::SetAllowPrivileged(true);
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     dir_ = std::filesystem::temp_directory_path() /
            ("capstan-api-" + std::to_string(::getpid()) + "-" + (info ? std::string(info->name()) : "x"));

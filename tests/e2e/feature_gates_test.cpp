@@ -1,0 +1,157 @@
+// End-to-end: --feature-gates and --allow-privileged as kube-apiserver 1.32 has them (issue 23): a bad
+// or locked gate stops the start with kube's error, gates switch what Capstan has (WatchList's
+// sendInitialEvents), kubernetes_feature_enabled reports them, and privileged containers are refused
+// unless --allow-privileged=true. Driven by the real binary and kubectl 1.32.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "e2e_util.h"
+
+namespace capstan::e2e {
+namespace {
+
+std::string Binary() {
+  const char* bin = std::getenv("CAPSTAN_BINARY");
+  return bin ? bin : "build/capstan";
+}
+
+bool Contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+std::string PrivilegedPod(const std::string& name) {
+  return "apiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name +
+         "\nspec:\n  containers:\n  - name: c\n    image: nginx\n    securityContext:\n      privileged: true\n";
+}
+
+std::string PrivilegedDeployment(const std::string& name) {
+  return "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: " + name +
+         "\nspec:\n  selector:\n    matchLabels: {app: x}\n  template:\n    metadata:\n      labels: {app: x}\n"
+         "    spec:\n      initContainers:\n      - name: i\n        image: busybox\n        securityContext:\n"
+         "          privileged: true\n      containers:\n      - name: c\n        image: nginx\n";
+}
+
+TEST(FeatureGatesStartTest, UnknownAndLockedGatesStopTheStartWithKubesError) {
+  std::string dir = MakeTempDir("capstan-gates");
+  auto unknown = RunCommand({Binary(), "--data-dir", dir, "--secure-port", "0", "--feature-gates=NoSuchGate=true"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_TRUE(Contains(unknown.err, "Error: unrecognized feature gate: NoSuchGate\n")) << unknown.err;
+  auto locked = RunCommand({Binary(), "--data-dir", dir, "--secure-port", "0", "--feature-gates", "WatchList=true",
+                            "--feature-gates", "APIListChunking=false"});
+  EXPECT_EQ(locked.exit_code, 1);
+  EXPECT_TRUE(Contains(locked.err, "Error: cannot set feature gate APIListChunking to false, feature is locked to true\n"))
+      << locked.err;
+  auto group = RunCommand({Binary(), "--data-dir", dir, "--secure-port", "0", "--runtime-config=example.com/v1=true"});
+  EXPECT_EQ(group.exit_code, 1);
+  EXPECT_TRUE(Contains(group.err, "Error: unknown api groups example.com\n")) << group.err;
+  auto apf = RunCommand({Binary(), "--data-dir", dir, "--secure-port", "0", "--runtime-config=api/ga=false"});
+  EXPECT_EQ(apf.exit_code, 1);
+  EXPECT_TRUE(Contains(apf.err, "Error: --runtime-config=api/ga=false conflicts with --enable-priority-and-fairness=true\n"))
+      << apf.err;
+  auto plugins = RunCommand({Binary(), "--data-dir", dir, "--secure-port", "0", "--admission-control=NamespaceLifecycle",
+                             "--enable-admission-plugins=AlwaysPullImages"});
+  EXPECT_EQ(plugins.exit_code, 1);
+  EXPECT_TRUE(Contains(plugins.err, "admission-control and enable-admission-plugins/disable-admission-plugins flags are "
+                                    "mutually exclusive"))
+      << plugins.err;
+  auto unknown_plugin = RunCommand({Binary(), "--data-dir", dir, "--secure-port", "0", "--admission-control=Nope"});
+  EXPECT_EQ(unknown_plugin.exit_code, 1);
+  EXPECT_TRUE(Contains(unknown_plugin.err, "admission-control plugin \"Nope\" is unknown")) << unknown_plugin.err;
+  auto component = RunCommand({Binary(), "--data-dir", dir, "--secure-port", "0", "--feature-gates=wardle:A=true"});
+  EXPECT_NE(component.exit_code, 0);
+  EXPECT_TRUE(Contains(component.err, "component not registered: wardle")) << component.err;
+}
+
+class FeatureGatesTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    defaults_ = new ServerProcess();
+    gated_ = new ServerProcess({"--feature-gates=kube:WatchList=false", "--feature-gates=kube:AllAlpha=false",
+                                "--allow-privileged=true", "--runtime-config=batch/v1/cronjobs=false,storage.k8s.io/v1=false",
+                                "--runtime-config=resource.k8s.io/v1beta1=true", "--admission-control=NamespaceLifecycle"});
+  }
+  static void TearDownTestSuite() {
+    delete defaults_;
+    delete gated_;
+    defaults_ = gated_ = nullptr;
+  }
+  void SetUp() override {
+    ASSERT_TRUE(defaults_->ok()) << defaults_->error();
+    ASSERT_TRUE(gated_->ok()) << gated_->error();
+  }
+  static ServerProcess* defaults_;
+  static ServerProcess* gated_;
+};
+ServerProcess* FeatureGatesTest::defaults_ = nullptr;
+ServerProcess* FeatureGatesTest::gated_ = nullptr;
+
+TEST_F(FeatureGatesTest, WatchListGateDecidesSendInitialEvents) {
+  const std::string watch_list =
+      "/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"
+      "&allowWatchBookmarks=true&timeoutSeconds=1";
+  auto on = defaults_->Kubectl({"get", "--raw", watch_list});
+  EXPECT_EQ(on.exit_code, 0) << on.err;
+  EXPECT_TRUE(Contains(on.out, "\"type\":\"BOOKMARK\"")) << on.out;
+  EXPECT_TRUE(Contains(on.out, "k8s.io/initial-events-end")) << on.out;
+  auto off = gated_->Kubectl({"get", "--raw", watch_list});
+  EXPECT_NE(off.exit_code, 0);
+  EXPECT_TRUE(Contains(off.err, "sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the "
+                                "WatchList feature gate is enabled"))
+      << off.err;
+}
+
+TEST_F(FeatureGatesTest, RuntimeConfigSwitchesVersionsAndResources) {
+  auto on = defaults_->Kubectl({"api-resources", "-o", "name"}).out;
+  EXPECT_TRUE(Contains(on, "\ncronjobs.batch\n")) << on;
+  EXPECT_TRUE(Contains(on, "\nstorageclasses.storage.k8s.io\n")) << on;
+  auto off = gated_->Kubectl({"api-resources", "-o", "name"}).out;
+  EXPECT_FALSE(Contains(off, "cronjobs.batch")) << off;
+  EXPECT_TRUE(Contains(off, "\njobs.batch\n")) << off;
+  EXPECT_FALSE(Contains(off, "storage.k8s.io")) << off;
+  auto get = gated_->Kubectl({"get", "--raw", "/apis/batch/v1/namespaces/default/cronjobs"});
+  EXPECT_NE(get.exit_code, 0);
+  EXPECT_TRUE(Contains(get.err, "NotFound")) << get.err;
+  EXPECT_TRUE(Contains(gated_->log(), "resource.k8s.io/v1beta1")) << "a version Capstan lacks is named at start";
+}
+
+TEST_F(FeatureGatesTest, AdmissionControlNamesTheWholePluginSet) {
+  const std::string pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: plain\nspec:\n  containers:\n  - name: c\n    image: nginx\n";
+  ASSERT_EQ(defaults_->Kubectl({"create", "-f", "-"}, pod).exit_code, 0);
+  ASSERT_EQ(gated_->Kubectl({"create", "-f", "-"}, pod).exit_code, 0);
+  const std::vector<std::string> get = {"get", "pod", "plain", "-o", "jsonpath={.spec.tolerations[*].key} {.spec.serviceAccountName}"};
+  EXPECT_EQ(defaults_->Kubectl(get).out, "node.kubernetes.io/not-ready node.kubernetes.io/unreachable default")
+      << "DefaultTolerationSeconds and ServiceAccount are on by default";
+  EXPECT_EQ(gated_->Kubectl(get).out, " ") << "--admission-control=NamespaceLifecycle leaves every other plugin off";
+}
+
+TEST_F(FeatureGatesTest, MetricsReportEveryGate) {
+  auto on = defaults_->Kubectl({"get", "--raw", "/metrics"}).out;
+  EXPECT_TRUE(Contains(on, "kubernetes_feature_enabled{name=\"WatchList\",stage=\"BETA\"} 1")) << on.substr(0, 500);
+  EXPECT_TRUE(Contains(on, "kubernetes_feature_enabled{name=\"APIListChunking\",stage=\"\"} 1"));
+  EXPECT_TRUE(Contains(on, "kubernetes_feature_enabled{name=\"MutatingAdmissionPolicy\",stage=\"ALPHA\"} 0"));
+  auto off = gated_->Kubectl({"get", "--raw", "/metrics"}).out;
+  EXPECT_TRUE(Contains(off, "kubernetes_feature_enabled{name=\"WatchList\",stage=\"BETA\"} 0"));
+}
+
+TEST_F(FeatureGatesTest, PrivilegedContainersNeedAllowPrivileged) {
+  auto pod = defaults_->Kubectl({"create", "-f", "-"}, PrivilegedPod("p"));
+  EXPECT_NE(pod.exit_code, 0);
+  EXPECT_TRUE(Contains(pod.err, "The Pod \"p\" is invalid: spec.containers[0].securityContext.privileged: Forbidden: "
+                                "disallowed by cluster policy"))
+      << pod.err;
+  auto deploy = defaults_->Kubectl({"create", "-f", "-"}, PrivilegedDeployment("d"));
+  EXPECT_NE(deploy.exit_code, 0);
+  EXPECT_TRUE(Contains(deploy.err, "spec.template.spec.initContainers[0].securityContext.privileged: Forbidden: "
+                                   "disallowed by cluster policy"))
+      << deploy.err;
+  EXPECT_NE(defaults_->Kubectl({"get", "pod", "p"}).exit_code, 0) << "nothing was stored";
+  EXPECT_NE(defaults_->Kubectl({"get", "deployment", "d"}).exit_code, 0);
+
+  auto allowed = gated_->Kubectl({"create", "-f", "-"}, PrivilegedPod("p"));
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
+  auto allowed_deploy = gated_->Kubectl({"create", "-f", "-"}, PrivilegedDeployment("d"));
+  EXPECT_EQ(allowed_deploy.exit_code, 0) << allowed_deploy.err;
+}
+
+}  // namespace
+}  // namespace capstan::e2e
