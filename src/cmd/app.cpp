@@ -716,10 +716,7 @@ Status App::Start() {
   State& s = *s_;
   const Options& o = s.opts;
   // kube's check of --runtime-config (with --enable-priority-and-fairness), before anything is written.
-  static const std::set<std::string> kFalse = {"0", "f", "F", "FALSE", "false", "False"};  // the value is a valid bool
-  auto apf = o.given.find("enable-priority-and-fairness");
-  const bool priority_and_fairness = apf == o.given.end() || !kFalse.count(apf->second.back());
-  ASSIGN_OR_RETURN(s.runtime_config, RuntimeConfig::Parse(o.runtime_config, priority_and_fairness));
+  ASSIGN_OR_RETURN(s.runtime_config, RuntimeConfig::Parse(o.runtime_config, o.enable_priority_and_fairness));
   ASSIGN_OR_RETURN(Pki pki, PrepareDataDir(o));
   RETURN_IF_ERROR(s.BuildSecurity(pki));
   RETURN_IF_ERROR(s.OpenStorage());
