@@ -583,6 +583,7 @@ http::Handler App::State::BuildChain() {
     s.apf->Start();
     chain.apf = &s.apf->controller();
   }
+  if (!o.disable_http2_serving) chain.goaway_chance = o.goaway_chance;
   chain.audit = s.audit->ChainConfig();
   return server::BuildHandlerChain(
       [&s](http::RequestContext& ctx) -> Task<void> { co_await s.router.Dispatch(ctx); }, chain);
@@ -604,6 +605,9 @@ Status App::State::Serve(const Pki& pki, http::Handler root, const std::string& 
     hopts.client_ca_files.push_back(o.authentication.requestheader_client_ca_file);
   }
   hopts.limits.max_body_bytes = static_cast<size_t>(o.max_request_body_bytes);
+  hopts.enable_http2 = !o.disable_http2_serving;
+  hopts.http2_max_streams_per_connection = static_cast<uint32_t>(std::max(0, o.http2_max_streams_per_connection));
+  hopts.metrics = &s.metrics;
   s.http = std::make_unique<server::HttpServer>(hopts, std::move(root));
   Status written;
   Status st = s.http->Start([&](int port) {

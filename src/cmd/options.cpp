@@ -115,6 +115,22 @@ const std::map<std::string, Setter>& Setters() {
          o.max_request_body_bytes = std::stoll(v, nullptr, 0);
          return Status();
        }},
+      {"disable-http2-serving",
+       [](Options& o, const std::string& v) { o.disable_http2_serving = ParseBoolValue(v); return Status(); }},
+      {"http2-max-streams-per-connection",
+       [](Options& o, const std::string& v) { return IntSetter(o.http2_max_streams_per_connection, v); }},
+      {"goaway-chance",
+       [](Options& o, const std::string& v) {
+         try {
+           o.goaway_chance = std::stod(v);  // the syntax was checked against the flag's kind
+         } catch (...) {
+           return Status(400, "BadRequest", "invalid argument " + GoQuote(v) + " for \"--goaway-chance\" flag");
+         }
+         if (o.goaway_chance < 0 || o.goaway_chance > 0.02) {
+           return Status(400, "BadRequest", "--goaway-chance can not be less than 0 or greater than 0.02");
+         }
+         return Status();
+       }},
       {"cors-allowed-origins",
        [](Options& o, const std::string& v) {
          for (auto& p : SplitList(v)) {

@@ -35,6 +35,9 @@ struct Options {
   // a process started as kube-apiserver (envtest) keeps everything in the folder it was handed.
   std::optional<std::string> cert_dir;
   int64_t max_request_body_bytes = 3 * 1024 * 1024;
+  bool disable_http2_serving = false;       // --disable-http2-serving
+  int http2_max_streams_per_connection = 0;  // --http2-max-streams-per-connection; 0: kube's 100
+  double goaway_chance = 0;                  // --goaway-chance, 0 to 0.02
   std::vector<std::string> cors_allowed_origins;
   int max_requests_inflight = 400;
   // API Priority and Fairness instead of the two max-in-flight limits (their sum is its server limit).

@@ -21,6 +21,7 @@ struct ChainConfig {
   int max_mutating_requests_inflight = 200;
   // API Priority and Fairness; null: the max-in-flight limits instead (--enable-priority-and-fairness=false).
   flowcontrol::Controller* apf = nullptr;
+  double goaway_chance = 0;  // --goaway-chance; 0: no filter
   AuditConfig audit;  // sink disabled: no audit events
 };
 

@@ -84,7 +84,17 @@ struct Http2Session::Callbacks {
   static int OnDataChunk(nghttp2_session*, uint8_t, int32_t id, const uint8_t* data, size_t len, void* user) {
     Http2Session& s = S(user);
     Http2Stream* st = s.Find(id);
-    if (!st || st->request_error_ != 0 || st->scheduled_) return 0;
+    if (!st) return 0;
+    if (st->request_error_ != 0 || st->scheduled_) {
+      // Answered already (413, 431): the rest of the body is dropped. Clients that are still uploading
+      // then read the answer (curl 7.88 reports an error for a reset during its upload), up to a bound.
+      st->discarded_ += len;
+      if (st->discarded_ > s.limits_.max_discard_bytes && !st->reset_queued_) {
+        st->reset_queued_ = true;
+        s.reset_after_send_.push_back(id);
+      }
+      return 0;
+    }
     std::string& body = st->ctx_.request.body;
     if (body.size() + len > s.limits_.max_body_bytes) {
       st->request_error_ = 413;
@@ -129,8 +139,6 @@ struct Http2Session::Callbacks {
     Http2Stream* st = s.Find(frame->hd.stream_id);
     if (!st) return 0;
     st->sent_all_ = true;
-    // Answered before the request ended (a 413 during the upload): stop the upload (RFC 9113 8.1).
-    if (!st->request_complete_) s.reset_after_send_.push_back(frame->hd.stream_id);
     return 0;
   }
 
@@ -237,7 +245,14 @@ std::string Http2Session::TakeOutput(size_t max_bytes) {
   std::string out;
   if (cancelled_all_) return out;
   for (;;) {
+    // Uploads past max_discard_bytes after their answer: ended with RST_STREAM(NO_ERROR), which RFC 9113
+    // 8.1 allows once the response is complete (Go's server sends it at once).
     for (int32_t id : std::exchange(reset_after_send_, {})) {
+      Http2Stream* st = Find(id);
+      if (st && !st->closed_ && !st->sent_all_) {
+        st->reset_queued_ = false;  // not yet: after the response
+        continue;
+      }
       nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, id, NGHTTP2_NO_ERROR);
     }
     while (out.size() < max_bytes) {
@@ -332,6 +347,8 @@ void Http2Session::StartReady() {
     }
     if (metrics_.streams) metrics_.streams->Inc();
     http::HttpRequest& r = st->ctx_.request;
+    r.version_major = 2;
+    r.version_minor = 0;
     r.method = std::move(st->method_);
     r.target = std::move(st->path_);
     size_t q = r.target.find('?');
@@ -395,8 +412,10 @@ bool Http2Stream::Submit(int status, const http::Headers& headers, bool with_bod
   std::vector<std::pair<std::string, std::string>> fields;
   fields.reserve(headers.size() + extra_headers_.size() + 3);
   fields.emplace_back(":status", std::to_string(status));
+  bool goaway = false;
   auto add = [&](const std::string& name, const std::string& value) {
     std::string lower = ToLower(name);
+    if (lower == "connection" && EqualsIgnoreCase(value, "close")) goaway = true;
     if (ConnectionSpecific(lower)) return;
     if (content_length && lower == "content-length") return;
     fields.emplace_back(std::move(lower), value);
@@ -418,6 +437,9 @@ bool Http2Stream::Submit(int status, const http::Headers& headers, bool with_bod
   int rv = nghttp2_submit_response(s.session_, id_, nva.data(), nva.size(), with_body ? &provider : nullptr);
   if (rv != 0) return false;
   if (!with_body) eof_ = true;
+  // "Connection: close" on an HTTP/2 response asks for a graceful GOAWAY, as with Go's server
+  // (kube's --goaway-chance filter sets it): this stream and the others in flight still finish.
+  if (goaway) s.Drain();
   if (s.hooks_.want_write) s.hooks_.want_write();
   return true;
 }

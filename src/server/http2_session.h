@@ -14,7 +14,11 @@
 // and nobody else. A stream the client resets cancels its request (RequestContext::cancel), as a
 // closed HTTP/1.1 connection does.
 //
-// Limits: body over max_body_bytes → 413 Status (the rest of the body is dropped); header list over
+// A response carrying "Connection: close" (the --goaway-chance filter's signal) makes the session send
+// a graceful GOAWAY after it, as Go's server does, so the client moves to a new connection.
+//
+// Limits: body over max_body_bytes → 413 Status (the rest of the body is dropped, up to
+// max_discard_bytes, then the upload is reset); header list over
 // max_header_list_bytes or max_header_count → 431; max_concurrent_streams is advertised and enforced
 // (REFUSED_STREAM above it). nghttp2 bounds the rest: SETTINGS entries per frame (32) and unanswered
 // SETTINGS/PING ACKs (1000: a SETTINGS or PING flood ends the connection), CONTINUATION frames per
@@ -56,6 +60,8 @@ struct Http2Limits {
   size_t max_header_count = 1000;
   size_t max_body_bytes = 3 * 1024 * 1024;  // 413 above (--max-request-body-bytes)
   size_t stream_send_buffer = 256 * 1024;   // WriteChunk/Respond wait while a stream buffers more
+  // Body bytes dropped after an early answer (413) before the upload is reset (HTTP/1.1 drains as much).
+  size_t max_discard_bytes = 64 * 1024 * 1024;
 };
 
 struct Http2Metrics {
@@ -119,7 +125,7 @@ class Http2Session {
   std::vector<int32_t> ready_;           // requests complete, handler not started yet
   std::vector<int32_t> cancel_;          // streams closed under a running handler
   std::vector<int32_t> wake_;            // writers whose buffer drained
-  std::vector<int32_t> reset_after_send_;  // answered before the request body ended
+  std::vector<int32_t> reset_after_send_;  // answered early, and the upload went on past the bound
   int running_ = 0;
   std::coroutine_handle<> handlers_waiter_;
   bool draining_ = false;
@@ -162,6 +168,8 @@ class Http2Stream : public http::ResponseWriter {
   int request_error_ = 0;  // 413/431/400 to answer instead of running the handler
   bool request_complete_ = false;
   bool scheduled_ = false;  // queued to start (handler or error answer)
+  size_t discarded_ = 0;    // body bytes dropped after an early answer
+  bool reset_queued_ = false;
   bool handler_started_ = false;
   bool handler_done_ = false;
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "server/asio_await.h"
+#include "server/http2_connection.h"
 #include "server/http/http_date.h"
 #include "server/http/responses.h"
 #include "util/log.h"
@@ -110,6 +111,7 @@ class Connection : public http::ResponseWriter, public std::enable_shared_from_t
   std::string Head(int status, const http::Headers& headers, bool keep_alive);
   Task<void> RespondParseError(int status, const std::string& msg);
   Task<void> DrainRefusedBody();
+  Task<void> RunHttp2();
 
   ssl::stream<tcp::socket> stream_;
   asio::steady_timer timer_;
@@ -122,6 +124,7 @@ class Connection : public http::ResponseWriter, public std::enable_shared_from_t
   std::vector<std::string> peer_certs_;
   std::string remote_;
   bool closed_ = false;
+  std::shared_ptr<Http2Connection> h2_;  // set when the client negotiated h2
 
   // Background read during streamed responses (detects a client that goes away).
   bool bg_read_active_ = false;
@@ -161,6 +164,12 @@ struct HttpServer::Impl {
   std::atomic<int64_t> in_flight{0};
   std::atomic<bool> draining{false};
   int port = 0;
+  std::string alpn;  // the protocols offered, in ALPN wire form
+  Counter* http1_connections = nullptr;
+  Counter* http2_connections = nullptr;
+  Gauge* http1_open = nullptr;
+  Gauge* http2_open = nullptr;
+  Http2Metrics http2_metrics;
   std::mutex mu;
   std::condition_variable cv;
 
@@ -228,11 +237,19 @@ void Connection::CloseSocket() {
 }
 
 void Connection::CloseIfIdle() {
+  if (h2_) {
+    h2_->Drain();
+    return;
+  }
   // Part of a request already read (say, a slow upload) counts as in flight: it is finished first.
   if (!in_request_ && inbuf_.empty() && parser_.Idle()) CloseSocket();
 }
 
 void Connection::CancelLongRunning() {
+  if (h2_) {
+    h2_->CancelLongRunning();
+    return;
+  }
   if (in_request_ && long_running_ && ctx_) ctx_->cancel.Cancel();
 }
 
@@ -426,6 +443,23 @@ Task<void> Connection::Run() {
     }
   }
 
+  const unsigned char* alpn = nullptr;
+  unsigned int alpn_len = 0;
+  SSL_get0_alpn_selected(stream_.native_handle(), &alpn, &alpn_len);
+  if (alpn_len == 2 && alpn[0] == 'h' && alpn[1] == '2') {
+    co_await RunHttp2();
+    CloseSocket();
+    co_return;
+  }
+  if (server_.http1_connections) server_.http1_connections->Inc();
+  if (server_.http1_open) server_.http1_open->Add(1);
+  struct OpenGauge {
+    Gauge* g;
+    ~OpenGauge() {
+      if (g) g->Add(-1);
+    }
+  } open_gauge{server_.http1_open};
+
   while (!closed_ && !server_.draining.load()) {
     // Read one request.
     bool idle = inbuf_.empty();
@@ -519,7 +553,57 @@ Task<void> Connection::Run() {
 }
 
 namespace {
+// The handler chain for one HTTP/2 stream, counted as in flight like an HTTP/1.1 request.
+Task<void> CountedHandler(HttpServer::Impl& s, http::RequestContext& ctx) {
+  s.in_flight.fetch_add(1);
+  try {
+    co_await s.handler(ctx);
+  } catch (...) {
+    s.in_flight.fetch_sub(1);
+    throw;
+  }
+  s.in_flight.fetch_sub(1);
+}
+}  // namespace
+
+Task<void> Connection::RunHttp2() {
+  if (server_.http2_connections) server_.http2_connections->Inc();
+  if (server_.http2_open) server_.http2_open->Add(1);
+  Http2ConnectionOptions o;
+  o.limits.max_concurrent_streams = server_.opts.http2_max_streams_per_connection;
+  o.limits.max_body_bytes = server_.opts.limits.max_body_bytes;
+  o.limits.max_header_list_bytes = server_.opts.limits.max_header_bytes;
+  o.limits.max_header_count = server_.opts.limits.max_header_count;
+  o.metrics = server_.http2_metrics;
+  o.idle_timeout = server_.opts.idle_timeout;
+  Http2Session::Hooks hooks;
+  HttpServer::Impl& s = server_;
+  hooks.handler = [&s](http::RequestContext& ctx) { return CountedHandler(s, ctx); };
+  hooks.remote_addr = remote_;
+  hooks.peer_certs_der = peer_certs_;
+  h2_ = std::make_shared<Http2Connection>(stream_, io_.ioc, o, std::move(hooks), [this] { CloseSocket(); });
+  if (server_.draining.load()) h2_->Drain();
+  co_await h2_->Run();
+  h2_.reset();
+  if (server_.http2_open) server_.http2_open->Add(-1);
+}
+
+namespace {
 Task<void> RunConnection(std::shared_ptr<Connection> c) { co_await c->Run(); }
+
+// ALPN: the first of the server's protocols the client offers (Go's order of preference); none in
+// common: no ALPN, and the connection speaks HTTP/1.1.
+int SelectAlpn(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in, unsigned int inlen,
+               void* arg) {
+  const auto* offered = static_cast<const std::string*>(arg);
+  unsigned char* chosen = nullptr;
+  if (SSL_select_next_proto(&chosen, outlen, reinterpret_cast<const unsigned char*>(offered->data()),
+                            static_cast<unsigned int>(offered->size()), in, inlen) != OPENSSL_NPN_NEGOTIATED) {
+    return SSL_TLSEXT_ERR_NOACK;
+  }
+  *out = chosen;
+  return SSL_TLSEXT_ERR_OK;
+}
 
 int AlwaysAcceptPeer(int, X509_STORE_CTX*) {
   // Client certificates are requested but verified by the x509 authenticator, so that an unknown or
@@ -608,6 +692,22 @@ Status HttpServer::Start(const std::function<void(int port)>& on_bound) {
   SSL_CTX_set_verify(s.tls.native_handle(), SSL_VERIFY_PEER, AlwaysAcceptPeer);
   if (Status st = SetClientCaNames(s.tls.native_handle(), s.opts.client_ca_files); !st.ok()) return st;
   SSL_CTX_set_session_id_context(s.tls.native_handle(), reinterpret_cast<const unsigned char*>("capstan"), 7);
+  s.alpn = s.opts.enable_http2 ? std::string("\x02h2\x08http/1.1", 12) : std::string("\x08http/1.1", 9);
+  SSL_CTX_set_alpn_select_cb(s.tls.native_handle(), SelectAlpn, &s.alpn);
+  if (s.opts.metrics) {
+    auto& conns = s.opts.metrics->NewCounterVec("capstan_http_connections_total",
+                                                "TLS connections accepted, by the protocol negotiated.", {"protocol"});
+    s.http1_connections = conns.With({"HTTP/1.1"});
+    s.http2_connections = conns.With({"HTTP/2"});
+    auto& open = s.opts.metrics->NewGaugeVec("capstan_http_open_connections",
+                                             "TLS connections open now, by protocol.", {"protocol"});
+    s.http1_open = open.With({"HTTP/1.1"});
+    s.http2_open = open.With({"HTTP/2"});
+    s.http2_metrics.streams =
+        &s.opts.metrics->NewCounter("capstan_http2_streams_total", "HTTP/2 request streams served.");
+    s.http2_metrics.resets_received = &s.opts.metrics->NewCounter(
+        "capstan_http2_stream_resets_received_total", "RST_STREAM frames received from HTTP/2 clients.");
+  }
 
   int n = s.opts.io_threads > 0 ? s.opts.io_threads : static_cast<int>(std::thread::hardware_concurrency());
   if (n <= 0) n = 1;

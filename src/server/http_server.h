@@ -1,4 +1,5 @@
-// server/http_server.h: the HTTPS listener: TLS, HTTP/1.1 keep-alive, chunked streaming, I/O threads.
+// server/http_server.h: the HTTPS listener: TLS, HTTP/1.1 keep-alive, chunked streaming, HTTP/2 by ALPN
+// (server/http2_connection.h), I/O threads.
 //
 // One io_context per I/O thread (one per core by default); each accepted connection lives on one of
 // them for its whole life, so a connection's coroutine never races with itself. Requests are parsed
@@ -6,8 +7,9 @@
 // Limits answer clearly: body over the limit → 413 Status, head over the limit → 431, malformed HTTP
 // → 400 and close, TLS garbage → connection closed; idle and slow-header timeouts close connections.
 //
-// Shutdown(): stop accepting, close idle connections, cancel long-running requests (watches end),
-// let in-flight requests finish within the grace period, then stop the threads.
+// Shutdown(): stop accepting, close idle connections (HTTP/2 ones get a GOAWAY and close once their
+// streams are done), cancel long-running requests (watches end), let in-flight requests finish within
+// the grace period, then stop the threads.
 // This header is free of Asio (pimpl), so cmd/ can include it. Thread-safety: Start/Shutdown/Wait from
 // one controlling thread; the handler runs on I/O threads.
 #pragma once
@@ -39,6 +41,12 @@ struct HttpServerOptions {
   std::chrono::seconds idle_timeout{90};
   std::chrono::seconds read_header_timeout{32};
   std::chrono::seconds tls_handshake_timeout{10};
+  // HTTP/2: ALPN offers "h2" then "http/1.1" (kube's order) unless disabled (--disable-http2-serving).
+  bool enable_http2 = true;
+  uint32_t http2_max_streams_per_connection = 0;  // --http2-max-streams-per-connection; 0: kube's 100
+  // Where the connection counters go (capstan_http_connections_total, capstan_http2_streams_total);
+  // null: not counted.
+  MetricsRegistry* metrics = nullptr;
 };
 
 class HttpServer {

@@ -228,6 +228,23 @@ TEST(RequestMetricsTest, CountsByVerbResourceAndCode) {
   EXPECT_EQ(c->Value(), 1);
 }
 
+TEST(ProbabilisticGoawayTest, MarksHttp2ResponsesWithConnectionCloseAtTheChance) {
+  double next = 0;
+  auto handler = WithProbabilisticGoaway(Ok(), 0.02, [&next] { return next; });
+  auto run = [&](int major, double draw) {
+    next = draw;
+    FakeResponseWriter w;
+    auto ctx = MakeContext("GET", "/api/v1/pods", w);
+    ctx->request.version_major = major;
+    SyncWait(handler(*ctx));
+    return std::string(w.headers.Get("Connection"));
+  };
+  EXPECT_EQ(run(2, 0.019), "close");
+  EXPECT_EQ(run(2, 0.02), "");
+  EXPECT_EQ(run(2, 0.5), "");
+  EXPECT_EQ(run(1, 0.0), "");  // HTTP/1.1 requests are never marked
+}
+
 TEST(PanicRecoveryTest, ExceptionBecomes500) {
   http::Handler boom = [](http::RequestContext&) -> Task<void> {
     throw std::runtime_error("boom");

@@ -106,19 +106,31 @@ class Http2SessionTest : public ::testing::Test {
     bodies_.push_back({body, 0});
     nghttp2_data_provider dp;
     dp.source.ptr = &bodies_.back();
-    dp.read_callback = [](nghttp2_session*, int32_t, uint8_t* buf, size_t len, uint32_t* flags, nghttp2_data_source* src,
-                          void*) -> ssize_t {
-      auto* b = static_cast<std::pair<std::string, size_t>*>(src->ptr);
-      size_t n = std::min(len, b->first.size() - b->second);
-      memcpy(buf, b->first.data() + b->second, n);
-      b->second += n;
-      if (b->second == b->first.size()) *flags |= NGHTTP2_DATA_FLAG_EOF;
-      return static_cast<ssize_t>(n);
-    };
+    dp.read_callback = ReadBody;
     int32_t id = open_body ? nghttp2_submit_headers(client_, NGHTTP2_FLAG_NONE, -1, nullptr, nva.data(), nva.size(), nullptr)
                            : nghttp2_submit_request(client_, nullptr, nva.data(), nva.size(), body.empty() ? nullptr : &dp, nullptr);
     Exchange();
     return id;
+  }
+
+  // The body of a request opened with open_body, then END_STREAM.
+  void SendBody(int32_t id, const std::string& body) {
+    bodies_.push_back({body, 0});
+    nghttp2_data_provider dp;
+    dp.source.ptr = &bodies_.back();
+    dp.read_callback = ReadBody;
+    nghttp2_submit_data(client_, NGHTTP2_FLAG_END_STREAM, id, &dp);
+    Exchange();
+  }
+
+  static ssize_t ReadBody(nghttp2_session*, int32_t, uint8_t* buf, size_t len, uint32_t* flags, nghttp2_data_source* src,
+                          void*) {
+    auto* b = static_cast<std::pair<std::string, size_t>*>(src->ptr);
+    size_t n = std::min(len, b->first.size() - b->second);
+    memcpy(buf, b->first.data() + b->second, n);
+    b->second += n;
+    if (b->second == b->first.size()) *flags |= NGHTTP2_DATA_FLAG_EOF;
+    return static_cast<ssize_t>(n);
   }
 
   void RunPosted() {
@@ -237,8 +249,28 @@ TEST_F(Http2SessionTest, BodyOverTheLimitIs413) {
   // A declared Content-Length over the limit is refused before any DATA.
   int32_t id2 = Request("POST", "/p", "", {{"content-length", "5000"}}, /*open_body=*/true);
   EXPECT_EQ(streams_[id2].status, 413);
-  EXPECT_TRUE(streams_[id2].closed);  // and the upload is stopped with RST_STREAM(NO_ERROR)
+  // The client may finish its upload (the bytes are dropped): the stream then ends normally.
+  EXPECT_FALSE(streams_[id2].closed);
+  SendBody(id2, std::string(5000, 'b'));
+  EXPECT_TRUE(streams_[id2].closed);
   EXPECT_EQ(streams_[id2].close_code, NGHTTP2_NO_ERROR);
+  EXPECT_EQ(server_->ActiveStreams(), 0u);
+  EXPECT_FALSE(ran);
+  EXPECT_TRUE(server_ok_);
+}
+
+TEST_F(Http2SessionTest, UploadGoingOnLongAfterA413IsReset) {
+  Http2Limits limits;
+  limits.max_body_bytes = 1000;
+  limits.max_discard_bytes = 20000;
+  Start(limits, Hello);
+  int32_t id = Request("POST", "/p", "", {{"content-length", "100000"}}, /*open_body=*/true);
+  EXPECT_EQ(streams_[id].status, 413);
+  SendBody(id, std::string(100000, 'b'));
+  EXPECT_TRUE(streams_[id].closed);
+  EXPECT_EQ(streams_[id].close_code, NGHTTP2_NO_ERROR);  // RST_STREAM(NO_ERROR) after the answer
+  EXPECT_LT(streams_[id].body.size(), 1000u);
+  EXPECT_NE(streams_[id].body.find("RequestEntityTooLarge"), std::string::npos);
   EXPECT_EQ(server_->ActiveStreams(), 0u);
   EXPECT_TRUE(server_ok_);
 }
@@ -418,6 +450,26 @@ TEST_F(Http2SessionTest, DrainSendsGoawayAndFinishesOpenStreams) {
   held_ctx->cancel.Cancel();  // let the handler answer
   Exchange();
   EXPECT_EQ(streams_[id].status, 200);
+  EXPECT_FALSE(server_->Alive());
+}
+
+TEST_F(Http2SessionTest, ConnectionCloseOnAResponseSendsGracefulGoaway) {
+  int http2_requests = 0;
+  Start({}, [&](http::RequestContext& ctx) -> Task<void> {
+    if (ctx.request.version_major == 2) ++http2_requests;
+    if (ctx.request.path == "/last") ctx.writer->extra_headers().Set("Connection", "close");
+    co_await http::RespondText(ctx, "answer for " + ctx.request.path);
+  });
+  int32_t first = Request("GET", "/first");
+  EXPECT_EQ(goaway_last_stream_, -1);
+  int32_t last = Request("GET", "/last");
+  EXPECT_EQ(streams_[first].status, 200);
+  EXPECT_EQ(streams_[last].status, 200);
+  EXPECT_FALSE(streams_[last].headers.count("connection"));
+  EXPECT_NE(streams_[last].body.find("/last"), std::string::npos);  // the response itself is whole
+  EXPECT_EQ(goaway_last_stream_, last);
+  EXPECT_EQ(goaway_code_, NGHTTP2_NO_ERROR);
+  EXPECT_EQ(http2_requests, 2);
   EXPECT_FALSE(server_->Alive());
 }
 

@@ -38,6 +38,11 @@ Handler WithPanicRecovery(Handler next);
 // request_info.cpp: resolves RequestContext::info.
 Handler WithRequestInfo(Handler next);
 
+// probabilistic_goaway.cpp: --goaway-chance: with that probability an HTTP/2 request's response
+// carries "Connection: close", which makes its connection send a graceful GOAWAY (server/http2_session.h).
+// `random` (uniform in [0,1)) is for tests; null: a per-thread generator.
+Handler WithProbabilisticGoaway(Handler next, double chance, std::function<double()> random = nullptr);
+
 // cache_control.cpp: "Cache-Control: no-cache, private" on every response.
 Handler WithCacheControl(Handler next);
 

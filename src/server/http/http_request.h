@@ -1,4 +1,4 @@
-// server/http/http_request.h: one parsed HTTP/1.1 request. Thread-compatible.
+// server/http/http_request.h: one parsed request, HTTP/1.1 or HTTP/2. Thread-compatible.
 #pragma once
 
 #include <string>
@@ -16,6 +16,7 @@ struct HttpRequest {
   std::string raw_path; // the path as sent (still escaped)
   std::string raw_query;
   Query query;
+  int version_major = 1;  // 2 for HTTP/2 (then version_minor is 0)
   int version_minor = 1;  // HTTP/1.<minor>
   Headers headers;
   std::string body;
