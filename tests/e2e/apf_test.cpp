@@ -95,7 +95,8 @@ class ApfTest : public ::testing::Test {
     std::string head = split == std::string::npos ? r.out : r.out.substr(0, split);
     a.body = split == std::string::npos ? "" : r.out.substr(split + 4);
     a.headers = Lower(head) + "\r";
-    if (head.size() > 12) a.code = std::atoi(head.substr(9, 3).c_str());
+    // "HTTP/1.1 200 OK" or, over h2, "HTTP/2 200".
+    if (size_t sp = head.find(' '); sp != std::string::npos) a.code = std::atoi(head.c_str() + sp + 1);
     return a;
   }
   static std::string Uid(const std::string& what) { return K({"get", what, "-o", "jsonpath={.metadata.uid}"}).out; }
