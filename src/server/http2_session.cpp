@@ -480,8 +480,9 @@ Task<bool> Http2Stream::StartStream(int status, http::Headers headers) {
 }
 
 Task<bool> Http2Stream::WriteChunk(std::string data) {
+  if (head_ && streaming_ && !closed_) co_return true;  // HEAD: the headers were the whole answer
   if (!streaming_ || eof_ || closed_) co_return false;
-  if (data.empty() || head_) co_return true;
+  if (data.empty()) co_return true;
   if (out_off_ > 0 && out_off_ >= out_.size() / 2) {
     out_.erase(0, out_off_);
     out_off_ = 0;
@@ -492,6 +493,7 @@ Task<bool> Http2Stream::WriteChunk(std::string data) {
 }
 
 Task<bool> Http2Stream::EndStream() {
+  if (head_ && streaming_) co_return !closed_;
   if (!streaming_ || eof_) co_return false;
   eof_ = true;
   if (closed_) co_return false;

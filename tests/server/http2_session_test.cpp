@@ -216,6 +216,22 @@ TEST_F(Http2SessionTest, HeadAnswersWithoutBody) {
   EXPECT_NE(streams_[id].headers.at("content-length"), "0");
 }
 
+TEST_F(Http2SessionTest, HeadOfAStreamedResponseSendsHeadersOnly) {
+  bool writes_ok = false;
+  Start({}, [&](http::RequestContext& ctx) -> Task<void> {
+    co_await ctx.writer->StartStream(200, {});
+    bool a = co_await ctx.writer->WriteChunk("one");
+    bool b = co_await ctx.writer->WriteChunk("two");
+    bool c = co_await ctx.writer->EndStream();
+    writes_ok = a && b && c;
+  });
+  int32_t id = Request("HEAD", "/api/v1/pods?watch=1");
+  EXPECT_EQ(streams_[id].status, 200);
+  EXPECT_TRUE(streams_[id].body.empty());
+  EXPECT_TRUE(streams_[id].closed);
+  EXPECT_TRUE(writes_ok);  // the handler is not told the client went away
+}
+
 TEST_F(Http2SessionTest, ManyConcurrentStreamsAreAllAnswered) {
   Start({}, Hello);
   std::vector<int32_t> ids;
