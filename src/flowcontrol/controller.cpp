@@ -283,16 +283,15 @@ Ticket Controller::Start(const RequestDigest& digest, const WorkRequest& work) {
     r.api_version = digest.api_group.empty() ? digest.api_version : digest.api_group + "/" + digest.api_version;
     r.resource = digest.resource;
     r.subresource = digest.subresource;
-    if (metrics_) {
-      const LabelValues labels{level.pl.name, chosen->name};
-      metrics_->estimated_seats.With(labels)->Observe(estimate.MaxSeats());
+    if (FlowMetrics* fm = FlowMetricsLocked(level, chosen->name)) {
+      fm->EstimatedSeats().Observe(estimate.MaxSeats());
       if (r.decision == Decision::kReject) {
-        metrics_->rejected.With({level.pl.name, chosen->name, RejectReasonLabel(r.reason)})->Inc();
-        if (!level.pl.exempt) metrics_->wait_duration.With({level.pl.name, chosen->name, "false"})->Observe(0);
+        fm->Rejected(RejectReasonLabel(r.reason)).Inc();
+        if (!level.pl.exempt) fm->Wait(false).Observe(0);
       } else if (r.decision == Decision::kPending) {
-        metrics_->inqueue.With(labels)->Add(1);
-        metrics_->inqueue_seats.With(labels)->Add(estimate.MaxSeats());
-        if (r.queue) metrics_->queue_length.With(labels)->Observe(static_cast<double>(r.queue->waiting.size()));
+        fm->InQueue().Add(1);
+        fm->InQueueSeats().Add(estimate.MaxSeats());
+        if (r.queue) fm->QueueLength().Observe(static_cast<double>(r.queue->waiting.size()));
       }
     }
     NoteDecidedLocked(level, decided);
@@ -307,19 +306,18 @@ void Controller::NoteDecidedLocked(PriorityLevelState& level, const Decided& dec
   auto now = clock_.Monotonic();
   for (const auto& r : decided) {
     if (r->decision != Decision::kExecute) continue;
-    const LabelValues labels{level.pl.name, r->flow_schema};
+    FlowMetrics& fm = *FlowMetricsLocked(level, r->flow_schema);
     if (r->queue) {  // it waited in a queue
-      metrics_->inqueue.With(labels)->Add(-1);
-      metrics_->inqueue_seats.With(labels)->Add(-r->work.MaxSeats());
+      fm.InQueue().Add(-1);
+      fm.InQueueSeats().Add(-r->work.MaxSeats());
     }
-    metrics_->dispatched.With(labels)->Inc();
-    metrics_->executing.With(labels)->Add(1);
-    metrics_->executing_seats.With(labels)->Add(r->work.MaxSeats());
-    if (!level.pl.exempt) {
-      metrics_->wait_duration.With({level.pl.name, r->flow_schema, "true"})->Observe(std::chrono::duration<double>(now - r->arrival).count());
-    }
+    fm.Dispatched().Inc();
+    fm.Executing().Add(1);
+    fm.ExecutingSeats().Add(r->work.MaxSeats());
+    if (!level.pl.exempt) fm.Wait(true).Observe(std::chrono::duration<double>(now - r->arrival).count());
   }
-  if (metrics_) metrics_->current_r.With({level.pl.name})->Set(level.queues->current_r());
+  if (!level.current_r) level.current_r = metrics_->current_r.With({level.pl.name});
+  level.current_r->Set(level.queues->current_r());
 }
 
 bool Controller::Cancel(Ticket& t) {
@@ -329,14 +327,13 @@ bool Controller::Cancel(Ticket& t) {
     std::lock_guard lock(mu_);
     PriorityLevelState& level = *t.level;
     cancelled = level.queues->Cancel(*t.request, RejectReason::kTimeOut, decided);
-    if (cancelled && metrics_) {
-      const LabelValues labels{level.pl.name, t.flow_schema};
-      metrics_->inqueue.With(labels)->Add(-1);
-      metrics_->inqueue_seats.With(labels)->Add(-t.request->work.MaxSeats());
-      metrics_->rejected.With({level.pl.name, t.flow_schema, RejectReasonLabel(RejectReason::kTimeOut)})->Inc();
+    FlowMetrics* fm = cancelled ? FlowMetricsLocked(level, t.flow_schema) : nullptr;
+    if (fm) {
+      fm->InQueue().Add(-1);
+      fm->InQueueSeats().Add(-t.request->work.MaxSeats());
+      fm->Rejected(RejectReasonLabel(RejectReason::kTimeOut)).Inc();
       // kube labels the wait "execute=true" for every request that was not rejected on arrival.
-      metrics_->wait_duration.With({level.pl.name, t.flow_schema, "true"})
-          ->Observe(std::chrono::duration<double>(clock_.Monotonic() - t.request->arrival).count());
+      fm->Wait(true).Observe(std::chrono::duration<double>(clock_.Monotonic() - t.request->arrival).count());
     }
     NoteDecidedLocked(level, decided);
     MaybeReapLocked(level, decided);
@@ -358,12 +355,10 @@ void Controller::Finish(Ticket& t) {
     PriorityLevelState& level = *t.level;
     auto now = clock_.Monotonic();
     linger = level.queues->Finish(*t.request, decided);
-    if (metrics_) {
-      const LabelValues labels{level.pl.name, t.flow_schema};
-      metrics_->executing.With(labels)->Add(-1);
-      metrics_->executing_seats.With(labels)->Add(-t.request->work.MaxSeats());
-      metrics_->execution_seconds.With({level.pl.name, t.flow_schema, t.watch ? "watch" : "regular"})
-          ->Observe(std::chrono::duration<double>(now - t.request->start).count());
+    if (FlowMetrics* fm = FlowMetricsLocked(level, t.flow_schema)) {
+      fm->Executing().Add(-1);
+      fm->ExecutingSeats().Add(-t.request->work.MaxSeats());
+      fm->Execution(t.watch).Observe(std::chrono::duration<double>(now - t.request->start).count());
     }
     NoteDecidedLocked(level, decided);
     if (!linger) MaybeReapLocked(level, decided);
@@ -395,6 +390,15 @@ void Controller::MaybeReapLocked(PriorityLevelState& level, Decided& decided) {
   levels_.erase(it);  // the other levels share its seats from now on
   FinishReconfigLocked();
   ApplyLimitsLocked(decided);
+}
+
+FlowMetrics* Controller::FlowMetricsLocked(PriorityLevelState& level, const std::string& schema) {
+  if (!metrics_) return nullptr;
+  auto it = level.flow_metrics.find(schema);
+  if (it == level.flow_metrics.end()) {
+    it = level.flow_metrics.emplace(schema, std::make_unique<FlowMetrics>(*metrics_, level.pl.name, schema)).first;
+  }
+  return it->second.get();
 }
 
 void Controller::Wake(const Decided& decided) {

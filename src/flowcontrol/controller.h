@@ -111,6 +111,8 @@ class Controller : public std::enable_shared_from_this<Controller> {
   void NoteDecidedLocked(PriorityLevelState& level, const Decided& decided);
   void ReleaseLingering(std::shared_ptr<PriorityLevelState> level, RequestPtr r);
   void MaybeReapLocked(PriorityLevelState& level, Decided& decided);
+  // The metric series of (level, schema); null without metrics.
+  FlowMetrics* FlowMetricsLocked(PriorityLevelState& level, const std::string& schema);
   static void Wake(const Decided& decided);
 
   const Clock& clock_;
@@ -134,6 +136,9 @@ struct PriorityLevelState {
   bool is_new = true;
   int nominal = 0, lower = 0, upper = 0, current = 0;
   int max_seats = 0;
+  // Metric series by flow schema, and this level's R gauge (null without metrics).
+  std::map<std::string, std::unique_ptr<FlowMetrics>, std::less<>> flow_metrics;
+  Gauge* current_r = nullptr;
   struct DemandStats {
     double avg = 0, stddev = 0, smoothed = 0;
     int high_watermark = 0;

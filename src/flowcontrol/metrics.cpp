@@ -41,4 +41,22 @@ Metrics::Metrics(MetricsRegistry& reg)
       fair_frac(reg.NewGauge(Name("seat_fair_frac"), "Fair fraction of server's concurrency to allocate to each priority level that can use it")),
       current_r(reg.NewGaugeVec(Name("current_r"), "R(time of last change)", {"priority_level"})) {}
 
+Counter& FlowMetrics::Rejected(const std::string& reason) {
+  Counter*& c = rejected_[reason];
+  if (!c) c = m_.rejected.With({labels_[0], labels_[1], reason});
+  return *c;
+}
+
+Histogram& FlowMetrics::Wait(bool execute) {
+  Histogram*& h = wait_[execute ? 1 : 0];
+  if (!h) h = m_.wait_duration.With({labels_[0], labels_[1], execute ? "true" : "false"});
+  return *h;
+}
+
+Histogram& FlowMetrics::Execution(bool watch) {
+  Histogram*& h = execution_[watch ? 1 : 0];
+  if (!h) h = m_.execution_seconds.With({labels_[0], labels_[1], watch ? "watch" : "regular"});
+  return *h;
+}
+
 }  // namespace capstan::flowcontrol

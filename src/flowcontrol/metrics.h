@@ -3,6 +3,9 @@
 // Owned by whoever builds the Controller, from the registry passed in. Thread-safe (the metrics are).
 #pragma once
 
+#include <map>
+#include <string>
+
 #include "util/metrics.h"
 
 namespace capstan::flowcontrol {
@@ -31,6 +34,39 @@ struct Metrics {
   GaugeVec& target_seats;           // target_seats{priority_level}
   Gauge& fair_frac;                 // seat_fair_frac
   GaugeVec& current_r;              // current_r{priority_level}
+};
+
+// The series of one (priority level, flow schema) pair, found once and then held, so the request
+// path does no label lookups. Each series is created on first use: it appears in /metrics once it
+// has happened, as in kube. Thread-compatible (the Controller's lock guards it).
+class FlowMetrics {
+ public:
+  FlowMetrics(Metrics& m, const std::string& level, const std::string& schema) : m_(m), labels_{level, schema} {}
+  Counter& Dispatched() { return Get(dispatched_, m_.dispatched); }
+  Counter& Rejected(const std::string& reason);
+  Gauge& InQueue() { return Get(inqueue_, m_.inqueue); }
+  Gauge& InQueueSeats() { return Get(inqueue_seats_, m_.inqueue_seats); }
+  Gauge& Executing() { return Get(executing_, m_.executing); }
+  Gauge& ExecutingSeats() { return Get(executing_seats_, m_.executing_seats); }
+  Histogram& QueueLength() { return Get(queue_length_, m_.queue_length); }
+  Histogram& EstimatedSeats() { return Get(estimated_seats_, m_.estimated_seats); }
+  Histogram& Wait(bool execute);
+  Histogram& Execution(bool watch);
+
+ private:
+  template <class M>
+  M& Get(M*& cached, MetricVec<M>& vec) {
+    if (!cached) cached = vec.With(labels_);
+    return *cached;
+  }
+  Metrics& m_;
+  LabelValues labels_;
+  Counter* dispatched_ = nullptr;
+  std::map<std::string, Counter*> rejected_;
+  Gauge *inqueue_ = nullptr, *inqueue_seats_ = nullptr, *executing_ = nullptr, *executing_seats_ = nullptr;
+  Histogram *queue_length_ = nullptr, *estimated_seats_ = nullptr;
+  Histogram* wait_[2] = {nullptr, nullptr};
+  Histogram* execution_[2] = {nullptr, nullptr};
 };
 
 }  // namespace capstan::flowcontrol
