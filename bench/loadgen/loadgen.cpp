@@ -5,6 +5,7 @@
 //
 //   loadgen --port 6443 --cert admin.crt --key admin.key --connections 32 --seconds 5 \
 //           --method GET --path /api/v1/namespaces/default/configmaps/x
+// --token T sends "Authorization: Bearer T" instead of (or besides) a client certificate.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -33,6 +34,7 @@ struct Options {
   std::string host = "127.0.0.1";
   int port = 6443;
   std::string cert, key;
+  std::string token;
   int connections = 1;
   double seconds = 5;
   std::string method = "GET";
@@ -135,6 +137,7 @@ int main(int argc, char** argv) {
     else if (k == "--port") o.port = std::atoi(v.c_str());
     else if (k == "--cert") o.cert = v;
     else if (k == "--key") o.key = v;
+    else if (k == "--token") o.token = v;
     else if (k == "--connections") o.connections = std::atoi(v.c_str());
     else if (k == "--seconds") o.seconds = std::atof(v.c_str());
     else if (k == "--method") o.method = v;
@@ -176,6 +179,7 @@ int main(int argc, char** argv) {
         std::string body = Expand(o.body);
         std::string path = Expand(o.path);
         std::string req = o.method + " " + path + " HTTP/1.1\r\nHost: " + o.host + "\r\nAccept: " + o.accept + "\r\n";
+        if (!o.token.empty()) req += "Authorization: Bearer " + o.token + "\r\n";
         if (!body.empty() || o.method != "GET") {
           req += "Content-Type: " + o.content_type + "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
         }
