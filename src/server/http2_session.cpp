@@ -163,7 +163,12 @@ struct Http2Session::Callbacks {
       std::memcpy(buf, st->out_.data() + st->out_off_, n);
       st->out_off_ += n;
       if (st->out_off_ == st->out_.size()) {
-        st->out_.clear();
+        // Drained: a watch that once buffered a burst should not keep that memory while it idles.
+        if (st->out_.capacity() > 64 * 1024) {
+          std::string().swap(st->out_);
+        } else {
+          st->out_.clear();
+        }
         st->out_off_ = 0;
       }
       if (st->waiter_ && st->Pending() <= s.limits_.stream_send_buffer) s.wake_.push_back(id);
