@@ -1,8 +1,10 @@
 // cacher_bench: the watch cache's figures (not part of make test; see README.md).
 //
 //   cacher_bench watch  --capstan build/capstan [--watchers 1000] [--updates 1000] [--writers 4]
+//                       [--protobuf 1]
 //       W watchers on one namespace's configmaps (TLS, one connection each), U updates: the time
-//       until every watcher has every event, and events/s delivered.
+//       until every watcher has every event, and events/s delivered; --protobuf 1 watches as client-go
+//       does (Accept: application/vnd.kubernetes.protobuf).
 //   cacher_bench list   --capstan build/capstan [--objects 10000] [--size 1024] [--iterations 20]
 //                       [--concurrency 16]
 //       LIST of N ConfigMaps: p50/p99 (consistent and resourceVersion=0), the server's peak extra memory
@@ -248,7 +250,7 @@ double SelfCpuSeconds() {
          static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
-int Watch(const std::string& binary, long watchers, long updates, long writers) {
+int Watch(const std::string& binary, long watchers, long updates, long writers, bool protobuf) {
   Server s;
   std::string dir = "/tmp/cacher-bench-watch-" + std::to_string(getpid());
   std::filesystem::remove_all(dir);
@@ -272,7 +274,8 @@ int Watch(const std::string& binary, long watchers, long updates, long writers) 
       return 1;
     }
     conns[i].Write("GET /api/v1/namespaces/bench/configmaps?watch=1&resourceVersion=" + rv +
-                   " HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\n\r\n");
+                   " HTTP/1.1\r\nHost: x\r\nAccept: " + (protobuf ? "application/vnd.kubernetes.protobuf" : "application/json") +
+                   "\r\n\r\n");
     fcntl(conns[i].fd, F_SETFL, fcntl(conns[i].fd, F_GETFL) | O_NONBLOCK);
     epoll_event ev{};
     ev.events = EPOLLIN;
@@ -289,7 +292,8 @@ int Watch(const std::string& binary, long watchers, long updates, long writers) 
   }
   std::printf("connected %ld watchers in %.0f ms\n", watchers, Ms(Clock::now() - t_connect));
 
-  const std::string needle = "\"type\":\"MODIFIED\"";
+  // The event type is a JSON member or, in a protobuf frame, WatchEvent.type's bytes.
+  const std::string needle = protobuf ? std::string("MODIFIED") : std::string("\"type\":\"MODIFIED\"");
   std::vector<long> seen(conns.size(), 0);
   std::vector<std::string> carry(conns.size());
   std::atomic<bool> writing{true};
@@ -553,7 +557,10 @@ int main(int argc, char** argv) {
   std::string mode = argv[1];
   auto a = ParseArgs(argc, argv, 2);
   std::string binary = a.count("--capstan") ? a["--capstan"] : "build/capstan";
-  if (mode == "watch") return Watch(binary, Arg(a, "--watchers", 1000), Arg(a, "--updates", 1000), Arg(a, "--writers", 4));
+  if (mode == "watch") {
+    return Watch(binary, Arg(a, "--watchers", 1000), Arg(a, "--updates", 1000), Arg(a, "--writers", 4),
+                 Arg(a, "--protobuf", 0) != 0);
+  }
   if (mode == "list") {
     return List(binary, Arg(a, "--objects", 10000), Arg(a, "--size", 1024), Arg(a, "--iterations", 20),
                 Arg(a, "--concurrency", 16));

@@ -2,9 +2,12 @@
 #include <random>
 
 #include "apimachinery/errors.h"
+#include "apimachinery/json_stored.h"
 #include "apimachinery/json_write.h"
+#include "apimachinery/protobuf_codec.h"
 #include "endpoints/handlers.h"
 #include "endpoints/watch_writer.h"
+#include "storage/object_store.h"
 #include "util/timer.h"
 
 namespace capstan::endpoints {
@@ -29,8 +32,9 @@ Task<void> HandleWatch(Scope& s) {
   }
   opts->timeout_seconds = timeout;  // storage sends a bookmark shortly before it
   // JSON events are written from the storage's shared bytes when it has them (the watch cache).
-  opts->accept_serialized = s.output().conversion == Conversion::kNone &&
-                            !(s.output().format == MediaFormat::kProtobuf && s.limits().protobuf);
+  // Protobuf events are encoded from those bytes once per object version, for every watcher
+  // (storage::EncodingMemo), when the storage keeps encodings.
+  opts->accept_serialized = s.output().conversion == Conversion::kNone;
   auto stream = co_await s.entry().watcher->Watch(s.ctx(), *opts);
   if (!stream.ok()) {
     co_await s.WriteStatus(stream.status());
@@ -58,9 +62,29 @@ Task<void> HandleWatch(Scope& s) {
   bool first_table = true;
   WatchEventEncoder encode;
   if (protobuf) {
-    encode = [&s](registry::WatchEvent& e, std::string& out) {
-      auto gvk = e.type == "ERROR" ? am::GroupVersionKind{"", "v1", "Status"} : s.KindGvk();
-      auto frame = s.limits().protobuf->EncodeWatchEvent(e.type, gvk, e.object);
+    const am::GroupVersionKind kind = s.KindGvk();
+    const std::string form = "protobuf " + kind.group + "/" + kind.version + " " + kind.kind;
+    const am::ProtobufCodec& codec = *s.limits().protobuf;
+    encode = [&codec, kind, form](registry::WatchEvent& e, std::string& out) {
+      if (e.json) {
+        storage::EncodingMemo::Encode make = [&](std::string_view json) -> std::optional<std::string> {
+          auto v = am::ParseStoredJson(json);
+          if (!v.ok()) return std::nullopt;
+          auto bytes = codec.EncodeObject(kind, *v);
+          if (!bytes.ok()) return std::nullopt;
+          return std::move(*bytes);
+        };
+        storage::SerializedObject bytes;
+        if (e.encodings) {
+          bytes = e.encodings->Encoded(form, make);
+        } else if (auto made = make(*e.json)) {
+          bytes = std::make_shared<const std::string>(std::move(*made));
+        }
+        if (bytes) am::ProtobufCodec::AppendWatchEventFrame(out, e.type, *bytes);
+        return;
+      }
+      auto gvk = e.type == "ERROR" ? am::GroupVersionKind{"", "v1", "Status"} : kind;
+      auto frame = codec.EncodeWatchEvent(e.type, gvk, e.object);
       if (frame.ok()) out += *frame;
     };
   } else if (table || s.output().conversion == Conversion::kPartialObjectMetadata) {

@@ -20,6 +20,10 @@
 #include "registry/resource_info.h"
 #include "util/task.h"
 
+namespace capstan::storage {
+class EncodingMemo;
+}
+
 namespace capstan::registry {
 
 using Object = boost::json::object;
@@ -107,6 +111,9 @@ struct WatchEvent {
   // With accept_serialized, ADDED/MODIFIED/DELETED may carry the object's JSON here instead (object
   // is then empty).
   std::shared_ptr<const std::string> json;
+  // With json, when the storage keeps other encodings of the object (the watch cache): protobuf
+  // watchers take the object's protobuf form from here, made once for all of them.
+  std::shared_ptr<const storage::EncodingMemo> encodings;
 };
 
 class WatchStream {

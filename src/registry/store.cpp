@@ -215,6 +215,7 @@ class StoreWatch : public WatchStream {
         we.object["metadata"] = std::move(e.object["metadata"]);
       } else if (e.serialized) {
         we.json = std::move(e.serialized);
+        we.encodings = std::move(e.encodings);
       } else {
         we.object = std::move(e.object);
       }

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "apimachinery/fields.h"
@@ -55,6 +56,18 @@ struct Selection {
 // An object serialized once, as JSON with metadata.resourceVersion in place; immutable, and shared by
 // every response that carries it (the watch cache hands these out instead of parsed objects).
 using SerializedObject = std::shared_ptr<const std::string>;
+
+// Other encodings of a serialized object, each made once and then shared by everyone who asks for
+// the same form: the watch cache keeps them with its objects, so an event sent to a thousand
+// protobuf watchers is encoded once, not a thousand times. `form` names the encoding and everything
+// it depends on (e.g. "protobuf apps/v1 Deployment"); `encode` makes it from the object's JSON and
+// returns nullopt when it cannot (nothing is kept then). Thread-safe; the result is immutable.
+class EncodingMemo {
+ public:
+  using Encode = std::function<std::optional<std::string>(std::string_view json)>;
+  virtual ~EncodingMemo() = default;
+  virtual SerializedObject Encoded(std::string_view form, const Encode& encode) const = 0;
+};
 
 struct ListOptions {
   std::string resource_version;
@@ -101,6 +114,7 @@ struct ObjectEvent {
   // With accept_serialized, ADDED/MODIFIED/DELETED may carry the object's JSON here instead of in
   // `object` (which is then empty).
   SerializedObject serialized;
+  std::shared_ptr<const EncodingMemo> encodings;  // with `serialized`, when the store keeps encodings
 };
 
 class ObjectWatch {

@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "api/schemas/builtin_schemas.h"
 #include "apimachinery/protobuf_codec.h"
@@ -57,6 +60,32 @@ std::unique_ptr<const apimachinery::ProtobufCodec> MakeCodec() {
   return std::move(*codec);
 }
 
+// The WatchEvents of a chunked protobuf watch response (length-prefixed frames).
+std::vector<apimachinery::ProtobufWatchEvent> WatchEvents(const apimachinery::ProtobufCodec& codec,
+                                                          const std::string& response) {
+  std::string raw = response.substr(response.find("\r\n\r\n") + 4), stream;
+  size_t pos = 0;
+  while (pos < raw.size()) {
+    size_t eol = raw.find("\r\n", pos);
+    if (eol == std::string::npos) break;
+    size_t n = std::stoul(raw.substr(pos, eol - pos), nullptr, 16);
+    if (n == 0) break;
+    stream += raw.substr(eol + 2, n);
+    pos = eol + 2 + n + 2;
+  }
+  std::vector<apimachinery::ProtobufWatchEvent> out;
+  for (size_t at = 0; at + 4 <= stream.size();) {
+    uint32_t len = (static_cast<uint8_t>(stream[at]) << 24) | (static_cast<uint8_t>(stream[at + 1]) << 16) |
+                   (static_cast<uint8_t>(stream[at + 2]) << 8) | static_cast<uint8_t>(stream[at + 3]);
+    if (at + 4 + len > stream.size()) break;
+    auto event = codec.DecodeWatchEvent(std::string_view(stream).substr(at + 4, len));
+    EXPECT_TRUE(event.ok()) << event.status().message();
+    if (event.ok()) out.push_back(std::move(*event));
+    at += 4 + len;
+  }
+  return out;
+}
+
 TEST(ProtobufWireTest, GetListAndWatchAnswerInProtobuf) {
   ServerProcess s;
   ASSERT_TRUE(s.ok()) << s.error();
@@ -84,25 +113,35 @@ TEST(ProtobufWireTest, GetListAndWatchAnswerInProtobuf) {
   auto w = RawHttps(s.port(), {watch}, cert, key);
   ASSERT_EQ(HttpStatusOf(w.response), 200) << w.response.substr(0, 300);
   EXPECT_NE(w.response.find("application/vnd.kubernetes.protobuf;stream=watch"), std::string::npos);
-  // De-chunk the body.
-  std::string raw = w.response.substr(w.response.find("\r\n\r\n") + 4), stream;
-  size_t pos = 0;
-  while (pos < raw.size()) {
-    size_t eol = raw.find("\r\n", pos);
-    if (eol == std::string::npos) break;
-    size_t n = std::stoul(raw.substr(pos, eol - pos), nullptr, 16);
-    if (n == 0) break;
-    stream += raw.substr(eol + 2, n);
-    pos = eol + 2 + n + 2;
+  auto events = WatchEvents(*codec, w.response);
+  ASSERT_GE(events.size(), 1u);
+  EXPECT_EQ(events[0].type, "ADDED");
+  EXPECT_EQ(events[0].object.at("metadata").at("name"), "wire");
+
+  // Changes replayed from the watch cache to two protobuf watchers: each event carries its own
+  // version's data and resourceVersion (the cache encodes each version once for both).
+  std::string rv(decoded->object.at("metadata").at("resourceVersion").as_string());
+  for (const char* value : {"c", "d"}) {
+    std::string patch = std::string(R"({"data":{"a":")") + value + "\"}}";
+    std::string req = "PATCH /api/v1/namespaces/default/configmaps/wire HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                      "Content-Type: application/merge-patch+json\r\nContent-Length: " +
+                      std::to_string(patch.size()) + "\r\n\r\n" + patch;
+    ASSERT_EQ(HttpStatusOf(RawHttps(s.port(), {req}, cert, key).response), 200);
   }
-  ASSERT_GE(stream.size(), 4u);
-  uint32_t len = (static_cast<uint8_t>(stream[0]) << 24) | (static_cast<uint8_t>(stream[1]) << 16) |
-                 (static_cast<uint8_t>(stream[2]) << 8) | static_cast<uint8_t>(stream[3]);
-  ASSERT_LE(4 + len, stream.size());
-  auto event = codec->DecodeWatchEvent(std::string_view(stream).substr(4, len));
-  ASSERT_TRUE(event.ok()) << event.status().message();
-  EXPECT_EQ(event->type, "ADDED");
-  EXPECT_EQ(event->object.at("metadata").at("name"), "wire");
+  std::string from = "GET /api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1&resourceVersion=" + rv +
+                     " HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAccept: application/vnd.kubernetes.protobuf\r\n\r\n";
+  for (int watcher = 0; watcher < 2; ++watcher) {
+    auto replay = WatchEvents(*codec, RawHttps(s.port(), {from}, cert, key).response);
+    std::string line;
+    std::set<std::string> rvs;
+    for (const auto& e : replay) {
+      if (e.type != "MODIFIED") continue;
+      line += std::string(e.object.at("data").at("a").as_string());
+      rvs.insert(std::string(e.object.at("metadata").at("resourceVersion").as_string()));
+    }
+    EXPECT_EQ(line, "cd") << "watcher " << watcher;
+    EXPECT_EQ(rvs.size(), 2u) << "watcher " << watcher;
+  }
 }
 
 }  // namespace

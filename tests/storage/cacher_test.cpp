@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <future>
+#include <set>
 
 #include "storage/cacher/cacher_factory.h"
 #include "storage/cacher/cacher_metrics.h"
@@ -68,6 +69,62 @@ TEST(CachedObjectTest, AmbiguousResourceVersionTextIsRewrittenNotSpliced) {
   json::object p = json::parse(later->json()).as_object();
   EXPECT_EQ(p["metadata"].as_object()["resourceVersion"], "8");
   EXPECT_EQ(p["data"].as_object()["x"].as_object()["resourceVersion"], "7");
+}
+
+TEST(CachedObjectTest, OtherEncodingsAreMadeOncePerFormAndVersion) {
+  auto c = Cm("a", 7);
+  int calls = 0;
+  EncodingMemo::Encode upper = [&](std::string_view json) -> std::optional<std::string> {
+    ++calls;
+    std::string out(json);
+    for (auto& ch : out) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    return out;
+  };
+  auto first = c->Encoded("upper", upper);
+  ASSERT_NE(first, nullptr);
+  EXPECT_NE(first->find("\"RESOURCEVERSION\":\"7\""), std::string::npos) << *first;
+  EXPECT_EQ(c->Encoded("upper", upper), first) << "the same bytes, shared";
+  EXPECT_EQ(calls, 1);
+  EncodingMemo::Encode size = [&](std::string_view json) -> std::optional<std::string> {
+    ++calls;
+    return std::to_string(json.size());
+  };
+  EXPECT_EQ(*c->Encoded("size", size), std::to_string(c->json().size()));
+  EXPECT_EQ(c->Encoded("upper", upper), first);
+  EXPECT_EQ(calls, 2);
+  // A failed encoding is not kept: the next caller tries again.
+  EncodingMemo::Encode fail = [&](std::string_view) -> std::optional<std::string> {
+    ++calls;
+    return std::nullopt;
+  };
+  EXPECT_EQ(c->Encoded("fail", fail), nullptr);
+  EXPECT_EQ(c->Encoded("fail", fail), nullptr);
+  EXPECT_EQ(calls, 4);
+  // Another version of the object has its own encodings (its resourceVersion differs).
+  auto later = c->AtRevision(9);
+  ASSERT_NE(later, nullptr);
+  auto restamped = later->Encoded("upper", upper);
+  EXPECT_NE(restamped->find("\"RESOURCEVERSION\":\"9\""), std::string::npos) << *restamped;
+  EXPECT_EQ(calls, 5);
+}
+
+TEST(CachedObjectTest, ConcurrentCallersAgreeOnOneEncoding) {
+  auto c = Cm("a", 7);
+  std::atomic<int> calls{0};
+  EncodingMemo::Encode e = [&](std::string_view json) -> std::optional<std::string> {
+    ++calls;
+    return std::string(json) + "!";
+  };
+  std::vector<std::future<SerializedObject>> got;
+  for (int i = 0; i < 8; ++i) got.push_back(std::async(std::launch::async, [&] { return c->Encoded("bang", e); }));
+  std::set<std::string> values;
+  for (auto& f : got) values.insert(*f.get());
+  EXPECT_EQ(values, (std::set<std::string>{c->json() + "!"}));
+  EXPECT_GE(calls.load(), 1);
+  auto kept = c->Encoded("bang", e);
+  int before = calls.load();
+  EXPECT_EQ(c->Encoded("bang", e), kept);
+  EXPECT_EQ(calls.load(), before) << "once published, nobody encodes again";
 }
 
 TEST(CachedObjectTest, SelectorsMatchOnKeptLabelsAndFields) {

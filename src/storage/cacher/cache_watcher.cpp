@@ -125,6 +125,7 @@ void CacheWatcher::AppendObjectEvent(const PendingEvent& p, std::vector<ObjectEv
   }
   if (opts_.accept_serialized) {
     e.serialized = p.object->Serialized(p.object);
+    e.encodings = p.object;
   } else {
     e.object = p.object->Parse();
   }

@@ -1,5 +1,6 @@
 #include "storage/cacher/cached_object.h"
 
+#include <atomic>
 #include <boost/json.hpp>
 
 #include "apimachinery/json_stored.h"
@@ -167,6 +168,28 @@ CachedObjectPtr CachedObject::AtRevision(int64_t revision) const {
   return out;
 }
 
+SerializedObject CachedObject::Encoded(std::string_view form, const Encode& encode) const {
+  auto head = std::atomic_load(&encoded_);
+  for (auto* f = head.get(); f; f = f->next.get()) {
+    if (f->form == form) return f->bytes;
+  }
+  std::optional<std::string> made = encode(json_);
+  if (!made) return nullptr;
+  auto node = std::make_shared<EncodedForm>();
+  node->form = std::string(form);
+  node->bytes = std::make_shared<const std::string>(std::move(*made));
+  // Publish; when another thread published first, its list is searched again (both encodings agree).
+  std::shared_ptr<const EncodedForm> expected = head;
+  while (true) {
+    node->next = expected;
+    std::shared_ptr<const EncodedForm> desired = node;
+    if (std::atomic_compare_exchange_weak(&encoded_, &expected, desired)) return node->bytes;
+    for (auto* f = expected.get(); f; f = f->next.get()) {
+      if (f->form == form) return f->bytes;
+    }
+  }
+}
+
 Object CachedObject::Parse() const {
   auto v = am::ParseStoredJson(json_);
   if (!v.ok() || !v->is_object()) {
@@ -234,7 +257,10 @@ bool CachedObject::Matches(const Selection& sel) const {
 }
 
 size_t CachedObject::MemoryBytes() const {
-  return sizeof(*this) + HeapBytes(key_) + HeapBytes(json_) + HeapBytes(attrs_);
+  size_t n = sizeof(*this) + HeapBytes(key_) + HeapBytes(json_) + HeapBytes(attrs_);
+  auto head = std::atomic_load(&encoded_);
+  for (auto* f = head.get(); f; f = f->next.get()) n += sizeof(*f) + HeapBytes(f->form) + sizeof(std::string) + HeapBytes(*f->bytes);
+  return n;
 }
 
 CachedEventPtr MakeCachedEvent(CachedObjectPtr prev, CachedObjectPtr next, int64_t revision) {

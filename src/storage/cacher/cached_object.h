@@ -33,7 +33,7 @@ using FieldsFunc = std::function<apimachinery::FieldSet(const Object&)>;
 class CachedObject;
 using CachedObjectPtr = std::shared_ptr<const CachedObject>;
 
-class CachedObject {
+class CachedObject : public EncodingMemo {
  public:
   // Builds the cached form of `obj` at `revision` (a resourceVersion already in obj is replaced).
   // `rest_offset` is where the part after the resource prefix starts in key ("<ns>/<name>" or
@@ -51,6 +51,8 @@ class CachedObject {
   SerializedObject Serialized(const CachedObjectPtr& self) const { return SerializedObject(self, &self->json_); }
   // Parses the JSON (for callers that need the object itself).
   Object Parse() const;
+  // EncodingMemo: other encodings of this version, kept with it (a short list, one per form asked for).
+  SerializedObject Encoded(std::string_view form, const Encode& encode) const override;
 
   // From the key: the object's name and namespace ("" for cluster-scoped objects).
   std::string_view name() const;
@@ -80,6 +82,12 @@ class CachedObject {
   uint16_t rv_len_ = 0;
   uint16_t rest_offset_ = 0;
   bool sort_keys_ = false;
+  struct EncodedForm {
+    std::string form;
+    SerializedObject bytes;
+    std::shared_ptr<const EncodedForm> next;
+  };
+  mutable std::shared_ptr<const EncodedForm> encoded_;  // read and published with std::atomic_* only
 };
 
 struct CachedEvent;
