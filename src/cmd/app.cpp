@@ -1,6 +1,7 @@
 #include "cmd/app.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -21,6 +22,7 @@
 #include "api/catalog.h"
 #include "aggregator/aggregator.h"
 #include "api/coordination/coordination.h"
+#include "api/coordination/identity_lease.h"
 #include "api/core/capabilities.h"
 #include "api/core/component_status.h"
 #include "api/core/core.h"
@@ -92,6 +94,7 @@ struct App::State {
   std::unique_ptr<aggregator::Aggregator> aggregator;
   // The default/kubernetes Service and Endpoints (kube's bootstrap controller).
   std::unique_ptr<api::core::KubernetesServiceController> kubernetes_service;
+  std::unique_ptr<api::coordination::IdentityLeaseController> identity_lease;
   // componentstatuses' probes (set once the control loops exist).
   std::shared_ptr<api::core::ComponentStatusSources> component_statuses =
       std::make_shared<api::core::ComponentStatusSources>();
@@ -646,6 +649,16 @@ void App::State::StartKubernetesService() {
     s.kubernetes_service = std::make_unique<api::core::KubernetesServiceController>(std::move(kc));
     s.kubernetes_service->Start();
   }
+  // This replica's identity Lease (kube's APIServerIdentity, on by default) and their garbage collector.
+  const auto* leases = snap->FindResource("coordination.k8s.io", "v1", "leases", "");
+  char host[256] = {};
+  if (features::Enabled("APIServerIdentity") && leases && ::gethostname(host, sizeof host - 1) == 0) {
+    api::coordination::IdentityLeaseController::Config ic;
+    ic.leases = leases->storage.get();
+    ic.hostname = host;
+    s.identity_lease = std::make_unique<api::coordination::IdentityLeaseController>(std::move(ic));
+    s.identity_lease->Start();
+  }
 }
 
 // The control loops, in process, acting through the API (src/controllers/).
@@ -748,6 +761,7 @@ void App::Shutdown() {
   LogInfo("shutting down");
   s.shutting_down = true;
   if (s.kubernetes_service) s.kubernetes_service->Stop();  // this server leaves the kubernetes Endpoints
+  if (s.identity_lease) s.identity_lease->Stop();
   if (s.controllers) s.controllers->Stop();
   if (s.apf) s.apf->Stop();
   if (s.authorization) s.authorization->Stop();

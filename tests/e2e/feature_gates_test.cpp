@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "e2e_util.h"
 
@@ -66,7 +68,7 @@ class FeatureGatesTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     defaults_ = new ServerProcess();
-    gated_ = new ServerProcess({"--feature-gates=kube:WatchList=false", "--feature-gates=kube:AllAlpha=false",
+    gated_ = new ServerProcess({"--feature-gates=kube:WatchList=false", "--feature-gates=kube:AllAlpha=false,kube:APIServerIdentity=false",
                                 "--allow-privileged=true", "--runtime-config=batch/v1/cronjobs=false,storage.k8s.io/v1=false",
                                 "--runtime-config=resource.k8s.io/v1beta1=true", "--admission-control=NamespaceLifecycle"});
   }
@@ -122,6 +124,22 @@ TEST_F(FeatureGatesTest, AdmissionControlNamesTheWholePluginSet) {
   EXPECT_EQ(defaults_->Kubectl(get).out, "node.kubernetes.io/not-ready node.kubernetes.io/unreachable default")
       << "DefaultTolerationSeconds and ServiceAccount are on by default";
   EXPECT_EQ(gated_->Kubectl(get).out, " ") << "--admission-control=NamespaceLifecycle leaves every other plugin off";
+}
+
+TEST_F(FeatureGatesTest, EachServerKeepsAnIdentityLeaseUnlessItsGateIsOff) {
+  const std::vector<std::string> get = {"get", "leases", "-n", "kube-system", "-l", "apiserver.kubernetes.io/identity=kube-apiserver",
+                                        "-o", "jsonpath={.items[*].metadata.name} {.items[*].spec.leaseDurationSeconds}"};
+  std::string out;
+  for (int i = 0; i < 50 && out.rfind("apiserver-", 0) != 0; ++i) {
+    out = defaults_->Kubectl(get).out;
+    if (out.rfind("apiserver-", 0) != 0) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_EQ(out.size(), std::string("apiserver-").size() + 26 + std::string(" 3600").size()) << out;
+  EXPECT_TRUE(Contains(out, " 3600")) << out;
+  auto holder = defaults_->Kubectl({"get", "lease", "-n", "kube-system", out.substr(0, out.find(' ')), "-o",
+                                    "jsonpath={.spec.holderIdentity}"}).out;
+  EXPECT_EQ(holder.rfind(out.substr(0, out.find(' ')) + "_", 0), 0u) << holder;
+  EXPECT_EQ(gated_->Kubectl(get).out, " ") << "APIServerIdentity=false";
 }
 
 TEST_F(FeatureGatesTest, MetricsReportEveryGate) {
