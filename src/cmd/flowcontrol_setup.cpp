@@ -67,15 +67,6 @@ ApfSetup::ApfSetup(const endpoints::ApiRegistry& apis, storage::CacherFactory* c
     if (it == c->objects.end()) return std::nullopt;
     return it->second;
   };
-  cfg.watch_count = [this](const flowcontrol::WorkRequest& r) {
-    std::shared_ptr<const Counts> c;
-    {
-      std::lock_guard lock(counts_mu_);
-      c = counts_;
-    }
-    auto it = c->watchers.find(Key(r.api_group, r.resource));
-    return it == c->watchers.end() ? 0 : it->second;
-  };
   controller_ = std::make_shared<flowcontrol::Controller>(RealClock::Get(), std::move(cfg), metrics_.get());
 }
 
@@ -206,7 +197,6 @@ void ApfSetup::RefreshCounts() {
       auto stats = cacher->GetStats();
       std::string key = Key(cacher->group(), cacher->resource());
       c->objects[key] += static_cast<int64_t>(stats.objects);
-      c->watchers[key] += static_cast<int>(stats.watchers);
     }
   }
   std::lock_guard lock(counts_mu_);

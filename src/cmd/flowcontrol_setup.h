@@ -10,8 +10,8 @@
 //    the watch cache has it;
 //  - each FlowSchema's Dangling status condition is kept as kube's controller keeps it
 //    (Found/NotFound and kube's messages), written through flowschemas/status;
-//  - every second the seat estimator's inputs are refreshed from the watch caches (objects and
-//    watchers per resource), and every 10 seconds the borrowing between levels is adjusted.
+//  - every second the LIST seat estimate's object counts are refreshed from the watch caches, and
+//    every 10 seconds the borrowing between levels is adjusted.
 // Also serves /debug/api_priority_and_fairness/dump_priority_levels, dump_queues and dump_requests.
 // Thread-safety: Start/Stop from the main thread; the controller is safe from any thread.
 #pragma once
@@ -55,7 +55,6 @@ class ApfSetup {
  private:
   struct Counts {
     std::map<std::string, int64_t> objects;  // "<resource>.<group>" → stored objects
-    std::map<std::string, int> watchers;
   };
   void Loop();
   void ScheduleSync();

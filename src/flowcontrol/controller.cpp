@@ -37,7 +37,9 @@ Controller::Controller(const Clock& clock, ControllerConfig config, Metrics* met
     : clock_(clock),
       config_(std::move(config)),
       metrics_(metrics),
-      estimator_(config_.estimator, config_.object_count, config_.watch_count),
+      estimator_(config_.estimator, config_.object_count,
+                 config_.watch_count ? config_.watch_count
+                                     : WorkEstimator::WatchCount([this](const WorkRequest& r) { return watches_.InterestedCount(r); })),
       dropped_(clock) {
   if (!config_.run_after) {
     config_.run_after = [](std::chrono::nanoseconds d, std::function<void()> fn) { RunAfter(d, std::move(fn)); };

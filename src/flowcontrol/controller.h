@@ -36,6 +36,7 @@
 #include "flowcontrol/dropped_requests.h"
 #include "flowcontrol/metrics.h"
 #include "flowcontrol/queue_set.h"
+#include "flowcontrol/watch_tracker.h"
 #include "flowcontrol/work_estimator.h"
 #include "util/clock.h"
 
@@ -46,6 +47,7 @@ struct ControllerConfig {
   int server_concurrency_limit = 600;
   WorkEstimatorConfig estimator;
   WorkEstimator::ObjectCount object_count;
+  // Unset: the watches registered with watch_tracker().
   WorkEstimator::WatchCount watch_count;
   // Runs fn after the delay (lingering seats); default: util/timer.h's RunAfter.
   std::function<void(std::chrono::nanoseconds, std::function<void()>)> run_after;
@@ -91,6 +93,8 @@ class Controller : public std::enable_shared_from_this<Controller> {
   void UpdateBorrowing();
 
   int64_t RetryAfter(const std::string& priority_level) const { return dropped_.RetryAfter(priority_level); }
+  // The open watches (the filter registers each one it dispatches).
+  WatchTracker& watch_tracker() { return watches_; }
 
   // Inspection.
   std::optional<LevelLimits> Limits(const std::string& priority_level) const;
@@ -118,6 +122,7 @@ class Controller : public std::enable_shared_from_this<Controller> {
   const Clock& clock_;
   ControllerConfig config_;
   Metrics* metrics_;
+  WatchTracker watches_;
   WorkEstimator estimator_;
   DroppedRequestsTracker dropped_;
 

@@ -106,8 +106,15 @@ TEST(PriorityAndFairnessFilterTest, WatchHoldsItsSeatOnlyUntilItStarts) {
   EXPECT_EQ(apf->Counters("one").executing, 0);
   SyncWait(h(*get));
   EXPECT_EQ(w2.status(), 200);
+  // While open, the watch counts for the writes it will see.
+  flowcontrol::WorkRequest create;
+  create.verb = "create";
+  create.resource = "pods";
+  create.namespace_ = "default";
+  EXPECT_EQ(apf->watch_tracker().InterestedCount(create), 1);
   end_watch.Set();
   RunUntil(*loop, watch_done);
+  EXPECT_EQ(apf->watch_tracker().InterestedCount(create), 0);
   EXPECT_EQ(apf->Counters("one").dispatched, 2u);
   EXPECT_EQ(apf->Counters("one").rejected, 0u);
 }

@@ -133,7 +133,8 @@ Handler WithMaxInFlight(Handler next, int max_read_only, int max_mutating, Reque
 // X-Kubernetes-PF-FlowSchema-UID / X-Kubernetes-PF-PriorityLevel-UID. A queued request waits at most
 // a quarter of `request_timeout` (at most a minute) from its arrival; a rejected one gets kube's 429
 // "Too many requests, please try again later." (text/plain) with the level's Retry-After. Watches
-// hold their seats only until their response starts; other long-running requests are not limited.
+// hold their seats only until their response starts, and are registered with the controller's watch
+// tracker while open (the write estimates); other long-running requests are not limited.
 // apiserver_current_inflight_requests{request_kind} counts the requests executing.
 Handler WithPriorityAndFairness(Handler next, flowcontrol::Controller& apf, std::chrono::nanoseconds request_timeout,
                                 RequestMetrics& m);

@@ -147,6 +147,17 @@ Handler WithPriorityAndFairness(Handler next, flowcontrol::Controller& apf, std:
       co_await next(ctx);
       co_return;
     }
+    // Counted for the write estimates while it is open (kube's RegisterWatch).
+    flowcontrol::WatchTracker& tracker = apf.watch_tracker();
+    auto key = tracker.Register({ctx.info.api_group, ctx.info.resource, ctx.info.namespace_, ctx.info.name},
+                                ctx.request.query.Get("fieldSelector").value_or(""));
+    struct Forget {
+      flowcontrol::WatchTracker& tracker;
+      const std::optional<flowcontrol::WatchKey>& key;
+      ~Forget() {
+        if (key) tracker.Forget(*key);
+      }
+    } forget{tracker, key};
     WatchInitWriter w(*ctx.writer, finish);
     http::ScopedWriter installed(ctx, w);
     co_await next(ctx);
