@@ -1,5 +1,5 @@
-// server/http_server.h: the HTTPS listener: TLS, HTTP/1.1 keep-alive, chunked streaming, HTTP/2 by ALPN
-// (server/http2_connection.h), I/O threads.
+// server/http_server.h: the HTTPS listener: TLS, HTTP/1.1 keep-alive and chunked streaming
+// (server/http_connection.h), HTTP/2 by ALPN (server/http2_connection.h), I/O threads.
 //
 // One io_context per I/O thread (one per core by default); each accepted connection lives on one of
 // them for its whole life, so a connection's coroutine never races with itself. Requests are parsed
