@@ -82,14 +82,13 @@ void QueueSet::SyncTime() {
 }
 
 double QueueSet::VirtualTimeRatio() const {
-  int active = 0;
-  int seats_requested = 0;
-  for (const auto& q : queues_) {
-    seats_requested += q->seats_in_use + q->max_seats_sum;
-    if (!q->waiting.empty() || q->executing > 0) ++active;
-  }
-  if (active == 0) return 0;
-  return std::min<double>(seats_requested, limit_) / active;
+  if (active_queues_ == 0) return 0;
+  return std::min<double>(queue_seats_requested_, limit_) / active_queues_;
+}
+
+void QueueSet::NoteActivity(const Queue& q, bool was_active) {
+  bool active = !q.waiting.empty() || q.executing > 0;
+  if (active != was_active) active_queues_ += active ? 1 : -1;
 }
 
 bool QueueSet::CanAccommodate(int seats) const {
@@ -128,6 +127,11 @@ RequestPtr QueueSet::Start(WorkEstimate work, uint64_t hash, std::string flow_sc
   }
   Enqueue(r, q);
   BoundNextDispatch(q);
+  if (waiting_ == 1 && seats_in_use_ < limit_) {
+    // Its queue is the only non-empty one: the dispatch scan would choose it.
+    DispatchFrom(q, q.index, decided);
+    return r;
+  }
   DispatchAsMuchAsPossible(decided);
   return r;
 }
@@ -152,10 +156,13 @@ int QueueSet::ChooseQueue(uint64_t hash) {
 }
 
 void QueueSet::Enqueue(const RequestPtr& r, Queue& q) {
-  if (q.waiting.empty() && q.executing == 0) q.next_dispatch_r = current_r_;
+  const bool was_active = !q.waiting.empty() || q.executing > 0;
+  if (!was_active) q.next_dispatch_r = current_r_;
   q.waiting.push_back(r);
+  NoteActivity(q, was_active);
   q.initial_seats_sum += r->work.initial_seats;
   q.max_seats_sum += r->work.MaxSeats();
+  queue_seats_requested_ += r->work.MaxSeats();
   q.total_work_sum += r->TotalWork();
   r->queue = &q;
   ++waiting_;
@@ -168,8 +175,10 @@ void QueueSet::RemoveWaiting(Queue& q, const Request& r) {
   if (it == q.waiting.end()) return;
   q.initial_seats_sum -= r.work.initial_seats;
   q.max_seats_sum -= r.work.MaxSeats();
+  queue_seats_requested_ -= r.work.MaxSeats();
   q.total_work_sum -= r.TotalWork();
   q.waiting.erase(it);
+  NoteActivity(q, true);
   --waiting_;
   seats_waiting_ -= r.work.MaxSeats();
 }
@@ -197,6 +206,11 @@ bool QueueSet::DispatchOne(Decided& decided) {
     }
   }
   if (!best) return false;
+  return DispatchFrom(*best, best_index, decided);
+}
+
+bool QueueSet::DispatchFrom(Queue& queue, int index, Decided& decided) {
+  Queue* best = &queue;
   RequestPtr r = best->waiting.front();
   if (!CanAccommodate(r->work.MaxSeats())) return false;
   double total_work = r->TotalWork();
@@ -208,7 +222,7 @@ bool QueueSet::DispatchOne(Decided& decided) {
     r->work.additional_latency = std::chrono::nanoseconds(static_cast<int64_t>(final_work / limit_ * 1e9));
   }
   // The next round starts after the chosen queue, so the others win ties.
-  robin_index_ = best_index;
+  robin_index_ = index;
   Execute(r, decided);
   best->next_dispatch_r += total_work;
   BoundNextDispatch(*best);
@@ -223,9 +237,12 @@ void QueueSet::Execute(const RequestPtr& r, Decided& decided) {
   ++executing_;
   seats_in_use_ += seats;
   if (r->queue) {
+    const bool was_active = !r->queue->waiting.empty() || r->queue->executing > 0;
     r->queue->executing++;
+    NoteActivity(*r->queue, was_active);
     r->queue->running.push_back(r);
     r->queue->seats_in_use += seats;
+    queue_seats_requested_ += seats;
   } else {
     queueless_.push_back(r);
   }
@@ -256,6 +273,7 @@ std::optional<std::chrono::nanoseconds> QueueSet::Finish(Request& r, Decided& de
   double actual = std::chrono::duration<double>(clock_.Monotonic() - r.start).count();
   if (r.queue) {
     r.queue->executing--;
+    NoteActivity(*r.queue, true);
     auto& running = r.queue->running;
     auto it = std::find_if(running.begin(), running.end(), [&](const RequestPtr& p) { return p.get() == &r; });
     if (it != running.end()) running.erase(it);
@@ -283,7 +301,10 @@ void QueueSet::ReleaseSeats(Request& r) {
   r.seats_held = false;
   const int seats = r.work.MaxSeats();
   seats_in_use_ -= seats;
-  if (r.queue) r.queue->seats_in_use -= seats;
+  if (r.queue) {
+    r.queue->seats_in_use -= seats;
+    queue_seats_requested_ -= seats;
+  }
   NoteDemand();
   Queue* q = r.queue;
   r.queue = nullptr;  // the queue may go now
@@ -303,6 +324,19 @@ void QueueSet::MaybeRemoveQueue(Queue* q) {
   queues_.erase(queues_.begin() + idx);
   for (int i = idx; i < static_cast<int>(queues_.size()); ++i) queues_[i]->index = i;
   if (robin_index_ >= idx) --robin_index_;
+}
+
+bool QueueSet::TotalsConsistent() const {
+  int active = 0, requested = 0, waiting = 0, seats_waiting = 0;
+  for (const auto& q : queues_) {
+    if (!q->waiting.empty() || q->executing > 0) ++active;
+    requested += q->seats_in_use + q->max_seats_sum;
+    waiting += static_cast<int>(q->waiting.size());
+    for (const auto& r : q->waiting) seats_waiting += r->work.MaxSeats();
+    if (q->executing != static_cast<int>(q->running.size())) return false;
+  }
+  return active == active_queues_ && requested == queue_seats_requested_ && waiting == waiting_ &&
+         seats_waiting == seats_waiting_;
 }
 
 QueueSetCounters QueueSet::Counters() const {

@@ -136,6 +136,9 @@ class QueueSet {
   // Seats in use plus seats waiting, integrated over time (the borrowing adjustment's input).
   Integrator& demand() { return demand_; }
 
+  // True when the incrementally kept totals match a recount over the queues (tests).
+  bool TotalsConsistent() const;
+
   // Brings virtual time up to now; called before every change.
   void SyncTime();
 
@@ -147,6 +150,10 @@ class QueueSet {
   void RemoveWaiting(Queue& q, const Request& r);
   void DispatchAsMuchAsPossible(Decided& decided);
   bool DispatchOne(Decided& decided);
+  // Dispatches the head of `queue` (at `index`) if its seats fit.
+  bool DispatchFrom(Queue& queue, int index, Decided& decided);
+  // Keeps active_queues_ right after a change to q's waiting or executing requests.
+  void NoteActivity(const Queue& q, bool was_active);
   void Execute(const RequestPtr& r, Decided& decided);
   void ReleaseSeats(Request& r);
   void BoundNextDispatch(Queue& q);
@@ -163,6 +170,10 @@ class QueueSet {
   double current_r_ = 0;
   std::chrono::steady_clock::time_point last_real_;
   int robin_index_ = -1;
+  // For the virtual time ratio, kept as requests come and go: queues with requests waiting or
+  // executing, and Σ over queues of seats in use plus seats waiting.
+  int active_queues_ = 0;
+  int queue_seats_requested_ = 0;
   uint64_t enqueues_ = 0;
   int waiting_ = 0;
   int executing_ = 0;

@@ -197,5 +197,43 @@ TEST(QueueSetTest, RaisingTheLimitDispatchesWaiters) {
   EXPECT_EQ(w2->decision, Decision::kExecute);
 }
 
+// A long pseudo-random mix of arrivals, cancellations and completions of various widths keeps the
+// incrementally kept totals (active queues, seats requested, waiting) equal to a recount.
+TEST(QueueSetTest, TotalsStayConsistentThroughARandomMix) {
+  FakeClock clock;
+  auto qs = Make(clock, 16, 4, 5, 6);
+  Decided d;
+  std::vector<RequestPtr> live;
+  uint64_t x = 88172645463325252ULL;  // xorshift64
+  auto next = [&] {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  };
+  int executed = 0;
+  for (int step = 0; step < 5000; ++step) {
+    clock.Advance(milliseconds(next() % 3));
+    uint64_t op = next() % 10;
+    if (op < 5 || live.empty()) {
+      WorkEstimate w{static_cast<int>(1 + next() % 3), static_cast<int>(next() % 3), milliseconds(next() % 2)};
+      auto r = qs->Start(w, next(), "fs", "", d);
+      if (r->decision != Decision::kReject) live.push_back(r);
+    } else {
+      size_t i = next() % live.size();
+      RequestPtr r = live[i];
+      if (r->decision == Decision::kPending) {
+        qs->Cancel(*r, RejectReason::kTimeOut, d);
+      } else if (r->decision == Decision::kExecute) {
+        ++executed;
+        if (qs->Finish(*r, d)) qs->ReleaseFinalSeats(*r, d);
+      }
+      live.erase(live.begin() + static_cast<long>(i));
+    }
+    ASSERT_TRUE(qs->TotalsConsistent()) << "step " << step;
+  }
+  EXPECT_GT(executed, 100);
+}
+
 }  // namespace
 }  // namespace capstan::flowcontrol
