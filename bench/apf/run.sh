@@ -10,6 +10,7 @@
 #     and the queue set are on the path) on 1 and 32 connections, APF on vs off, twice alternating.
 #
 #   bench/apf/run.sh [--seconds N] [BINARY]
+# ROUNDS=n (default 2) repeats the overhead A/B; PARTS=overhead or PARTS=flood runs one part only.
 set -euo pipefail
 SECS=10
 if [ "${1:-}" = "--seconds" ]; then SECS=$2; shift 2; fi
@@ -17,6 +18,8 @@ HERE=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${1:-$HERE/build/capstan}
 LOADGEN=${LOADGEN:-$HERE/build/bench/loadgen/loadgen}
 FLOOD_CONNS=${FLOOD_CONNS:-120}
+ROUNDS=${ROUNDS:-2}
+PARTS=${PARTS:-flood,overhead}
 KUBECTL=/usr/lib/google-cloud-sdk/bin/kubectl.1.32
 [ -x "$KUBECTL" ] || KUBECTL=kubectl
 D=$(mktemp -d /tmp/capstan-apf-XXXX)
@@ -49,6 +52,7 @@ $K -n bench create role read --verb=get,list --resource=configmaps >/dev/null
 $K -n bench create rolebinding read --role=read --user=flooder --user=gooduser >/dev/null
 stop
 
+if [[ $PARTS == *flood* ]]; then
 echo "== flood: $FLOOD_CONNS connections of flooder listing 100 ConfigMaps, 12 seats, ${SECS}s =="
 for apf in true false; do
   start "$apf" --max-requests-inflight=8 --max-mutating-requests-inflight=4
@@ -65,9 +69,11 @@ for apf in true false; do
   cat "$D/flood.out"
   stop
 done
+fi
 
+[[ $PARTS == *overhead* ]] || exit 0
 echo "== idle overhead: gooduser GET of one ConfigMap, ${SECS}s each =="
-for round in 1 2; do
+for round in $(seq 1 "$ROUNDS"); do
   for apf in true false; do
     start "$apf"
     $GOOD --seconds 2 --connections 32 --path $ONE --label warm >/dev/null
