@@ -12,7 +12,7 @@ namespace {
 
 using BigInt = Quantity::BigInt;
 
-constexpr int64_t kMaxBigExponent = 100000;  // beyond kube's int32 arithmetic in practice
+constexpr int64_t kMaxBigExponent = std::numeric_limits<int32_t>::max();  // kube keeps scales in an int32
 
 Status FormatError() { return Status(400, "BadRequest", std::string(kQuantityFormatError)); }
 Status NumericError() { return Status(400, "BadRequest", std::string(kQuantityNumericError)); }

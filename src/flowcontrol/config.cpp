@@ -28,7 +28,12 @@ std::optional<int64_t> Int(const json::value& v, std::initializer_list<std::stri
   if (!p) return std::nullopt;
   if (p->is_int64()) return p->as_int64();
   if (p->is_uint64()) return static_cast<int64_t>(p->as_uint64());
-  if (p->is_double()) return static_cast<int64_t>(p->as_double());
+  if (p->is_double()) {
+    // Stored objects hold int32s; a double out of int64's range is not a number kube would read.
+    double d = p->as_double();
+    if (!(d >= -9.2e18 && d <= 9.2e18)) return std::nullopt;
+    return static_cast<int64_t>(d);
+  }
   return std::nullopt;
 }
 

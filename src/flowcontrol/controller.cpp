@@ -127,6 +127,10 @@ void Controller::Apply(const std::vector<boost::json::value>& priority_levels,
   Wake(decided);
 }
 
+namespace {
+constexpr int kMaxSeatLimit = 1 << 30;  // keeps nominal + borrowing within an int
+}  // namespace
+
 void Controller::FinishReconfigLocked() {
   double share_sum = 0;
   for (const auto& [name, s] : levels_) share_sum += s->pl.nominal_concurrency_shares;
@@ -134,9 +138,13 @@ void Controller::FinishReconfigLocked() {
   nominal_sum_ = 0;
   for (auto& [name, s] : levels_) {
     const PriorityLevel& pl = s->pl;
-    int nominal = share_sum > 0 ? static_cast<int>(std::ceil(server * pl.nominal_concurrency_shares / share_sum)) : 0;
-    int lendable = static_cast<int>(std::round(nominal * pl.lendable_percent / 100.0));
-    int borrowing = pl.borrowing_limit_percent ? static_cast<int>(std::round(nominal * *pl.borrowing_limit_percent / 100.0)) : server;
+    int nominal = share_sum > 0 ? static_cast<int>(std::ceil(static_cast<double>(server) * pl.nominal_concurrency_shares / share_sum)) : 0;
+    // In floating point as kube computes them (the percents are int32s without an upper bound here).
+    auto percent_of = [nominal](double percent) {
+      return static_cast<int>(std::min(std::round(nominal * percent / 100.0), static_cast<double>(kMaxSeatLimit)));
+    };
+    int lendable = percent_of(pl.lendable_percent);
+    int borrowing = pl.borrowing_limit_percent ? percent_of(*pl.borrowing_limit_percent) : server;
     if (pl.exempt) borrowing = server;  // kube: exempt levels have no borrowingLimitPercent
     s->nominal = nominal;
     s->lower = nominal - lendable;
