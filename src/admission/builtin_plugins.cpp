@@ -106,7 +106,8 @@ StatusOr<ChainBuild> BuildChain(const std::vector<std::string>& enable, const st
     } else if (name == "DefaultIngressClass" && deps.list) {
       plugins.push_back(std::make_unique<DefaultIngressClass>(deps.list));
     } else if (name == "DefaultTolerationSeconds") {
-      plugins.push_back(std::make_unique<DefaultTolerationSeconds>());
+      plugins.push_back(std::make_unique<DefaultTolerationSeconds>(deps.not_ready_toleration_seconds,
+                                                                   deps.unreachable_toleration_seconds));
     } else if (name == "ServiceAccount" && deps.get) {
       plugins.push_back(std::make_unique<ServiceAccountPlugin>(deps.get));
     } else if (name == "DefaultStorageClass" && deps.list) {

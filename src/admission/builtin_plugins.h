@@ -43,6 +43,9 @@ struct PluginDeps {
   AuthorizeFunc authorize;
   // --admission-control-config-file: each plugin's configuration (none: every plugin's defaults).
   std::shared_ptr<const AdmissionConfig> config;
+  // DefaultTolerationSeconds: --default-not-ready-toleration-seconds, --default-unreachable-toleration-seconds.
+  int64_t not_ready_toleration_seconds = 300;
+  int64_t unreachable_toleration_seconds = 300;
 };
 
 struct ChainBuild {

@@ -266,7 +266,9 @@ Status App::State::OpenStorage() {
   s.storage = std::move(*storage_setup);
   s.backend = s.storage->TakeBackend();
   s.storage->StartCompactor(*s.backend);
-  s.objects = std::make_unique<storage::BackendObjectStore>(*s.backend, s.storage->transformer());
+  auto objects = std::make_unique<storage::BackendObjectStore>(*s.backend, s.storage->transformer());
+  objects->set_lease_reuse_duration_seconds(o.lease_reuse_duration_seconds);
+  s.objects = std::move(objects);
   storage::WatchCacheFlags wc;
   wc.enabled = o.watch_cache;
   wc.default_size = o.default_watch_cache_size;
@@ -365,6 +367,8 @@ Status App::State::BuildAdmission() {
   auto admission_config = admission::ReadAdmissionConfigFile(o.admission_control_config_file);
   if (!admission_config.ok()) return admission_config.status();
   pdeps.config = std::make_shared<const admission::AdmissionConfig>(std::move(*admission_config));
+  pdeps.not_ready_toleration_seconds = o.default_not_ready_toleration_seconds;
+  pdeps.unreachable_toleration_seconds = o.default_unreachable_toleration_seconds;
   // The deprecated --admission-control names the whole set: the others are off (kube's computePluginNames).
   std::vector<std::string> enable = o.enable_admission_plugins, disable = o.disable_admission_plugins;
   if (o.given.count("admission-control")) {
@@ -409,6 +413,7 @@ Status App::State::InstallApi() {
   deps.admission = s.admission.get();
   deps.schemas = s.schemas.get();
   deps.prefix = o.etcd_prefix;
+  deps.event_ttl_seconds = std::chrono::duration_cast<std::chrono::seconds>(o.event_ttl).count();
   api::core::CoreOptions core_opts;
   core_opts.service_cluster_ip_range = o.service_cluster_ip_range;
   core_opts.service_node_port_range = o.service_node_port_range;
@@ -643,6 +648,7 @@ void App::State::StartKubernetesService() {
     kc.cluster_ip = range->First().String();
     kc.public_ip = api::core::KubernetesServiceController::ChoosePublicIp(o.advertise_address, o.bind_address);
     kc.port = s.http->port();
+    kc.reconcile_endpoints = o.endpoint_reconciler_type != "none";
     if (const auto* slices = snap->FindResource("discovery.k8s.io", "v1", "endpointslices", "")) {
       kc.endpoint_slices = api::discovery::EndpointSliceMirror(slices->storage);
     }
@@ -734,6 +740,12 @@ Status App::Start() {
   const Options& o = s.opts;
   // kube's check of --runtime-config (with --enable-priority-and-fairness), before anything is written.
   ASSIGN_OR_RETURN(s.runtime_config, RuntimeConfig::Parse(o.runtime_config, o.enable_priority_and_fairness));
+  if (o.endpoint_reconciler_type == "master-count") {
+    LogWarn("--endpoint-reconciler-type=master-count: Capstan keeps the kubernetes Endpoints with the lease reconciler");
+  } else if (o.endpoint_reconciler_type != "lease" && o.endpoint_reconciler_type != "none" &&
+             !o.endpoint_reconciler_type.empty()) {
+    return Status(400, "BadRequest", "Reconciler not implemented: " + o.endpoint_reconciler_type);
+  }
   ASSIGN_OR_RETURN(Pki pki, PrepareDataDir(o));
   RETURN_IF_ERROR(s.BuildSecurity(pki));
   RETURN_IF_ERROR(s.OpenStorage());

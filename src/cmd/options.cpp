@@ -146,6 +146,23 @@ const std::map<std::string, Setter>& Setters() {
       {"max-requests-inflight", [](Options& o, const std::string& v) { return IntSetter(o.max_requests_inflight, v); }},
       {"max-mutating-requests-inflight",
        [](Options& o, const std::string& v) { return IntSetter(o.max_mutating_requests_inflight, v); }},
+      {"event-ttl", [](Options& o, const std::string& v) { return DurationSetter(o.event_ttl, "event-ttl", v); }},
+      {"endpoint-reconciler-type", [](Options& o, const std::string& v) { o.endpoint_reconciler_type = v; return Status(); }},
+      {"lease-reuse-duration-seconds",
+       [](Options& o, const std::string& v) {
+         o.lease_reuse_duration_seconds = std::stoll(v, nullptr, 0);
+         return Status();
+       }},
+      {"default-not-ready-toleration-seconds",
+       [](Options& o, const std::string& v) {
+         o.default_not_ready_toleration_seconds = std::stoll(v, nullptr, 0);
+         return Status();
+       }},
+      {"default-unreachable-toleration-seconds",
+       [](Options& o, const std::string& v) {
+         o.default_unreachable_toleration_seconds = std::stoll(v, nullptr, 0);
+         return Status();
+       }},
       {"request-timeout",
        [](Options& o, const std::string& v) {
          o.request_timeout = *ParseGoDuration(v);

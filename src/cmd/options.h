@@ -44,6 +44,11 @@ struct Options {
   bool enable_priority_and_fairness = true;
   int max_mutating_requests_inflight = 200;
   std::chrono::nanoseconds request_timeout = std::chrono::seconds(60);
+  std::chrono::nanoseconds event_ttl = std::chrono::hours(1);  // --event-ttl
+  std::string endpoint_reconciler_type = "lease";              // --endpoint-reconciler-type: lease, master-count, none
+  int64_t default_not_ready_toleration_seconds = 300;
+  int64_t lease_reuse_duration_seconds = 60;  // --lease-reuse-duration-seconds
+  int64_t default_unreachable_toleration_seconds = 300;
   int min_request_timeout = 1800;
   std::chrono::nanoseconds shutdown_delay = std::chrono::seconds(0);
   std::string service_cluster_ip_range = "10.0.0.0/24";

@@ -32,6 +32,7 @@ struct GroupDeps {
   AdmissionHook* admission = nullptr;
   const Clock* clock = &RealClock::Get();
   std::string prefix = "/registry";  // --etcd-prefix
+  int64_t event_ttl_seconds = 3600;  // --event-ttl: how long events (core/v1 and events.k8s.io) are kept
   // The ObjectStore of one resource's keys (cmd/ puts the watch cache in front of `store` here); it
   // gets the key root ("/registry/configmaps"), the resource and its strategy (selectable fields).
   // Null: every resource uses `store`.

@@ -1,5 +1,6 @@
 #include "storage/backend_object_store.h"
 
+#include <algorithm>
 #include <boost/json.hpp>
 
 #include "apimachinery/json_stored.h"
@@ -159,20 +160,25 @@ StatusOr<Object> BackendObjectStore::Decode(std::string_view stored, const std::
 }
 
 Task<StatusOr<int64_t>> BackendObjectStore::LeaseFor(int64_t ttl_seconds) {
-  // Objects created within a minute of each other with the same TTL share one lease (as kube's lease
-  // manager does), granted a minute longer so none of them expires early.
-  constexpr auto kReuse = std::chrono::seconds(60);
-  auto now = std::chrono::steady_clock::now();
+  // kube's lease manager: objects share a lease granted `reuse` seconds longer than their TTL (reuse:
+  // 5% of the TTL, at most --lease-reuse-duration-seconds), while it outlives their TTL and expires
+  // within TTL + reuse of now, for at most 1000 objects.
+  constexpr int64_t kMaxObjects = 1000;
+  const int64_t reuse = std::min(static_cast<int64_t>(0.05 * static_cast<double>(ttl_seconds)), lease_reuse_seconds_);
+  const auto now = std::chrono::steady_clock::now();
   {
     std::lock_guard lock(lease_mu_);
-    if (lease_id_ != 0 && lease_ttl_ == ttl_seconds && now - lease_granted_ < kReuse) co_return lease_id_;
+    bool valid = now + std::chrono::seconds(ttl_seconds) < lease_expires_;
+    bool sufficient = now + std::chrono::seconds(ttl_seconds + reuse) > lease_expires_;
+    ++lease_objects_;
+    if (lease_id_ != 0 && valid && sufficient && lease_objects_ <= kMaxObjects) co_return lease_id_;
   }
-  auto grant = co_await backend_.LeaseGrant(ttl_seconds + 60);
+  auto grant = co_await backend_.LeaseGrant(ttl_seconds + reuse);
   if (!grant.ok()) co_return grant.TakeStatus();
   std::lock_guard lock(lease_mu_);
   lease_id_ = grant->id;
-  lease_ttl_ = ttl_seconds;
-  lease_granted_ = now;
+  lease_expires_ = now + std::chrono::seconds(ttl_seconds + reuse);
+  lease_objects_ = 1;
   co_return grant->id;
 }
 

@@ -15,6 +15,8 @@ namespace capstan::storage {
 class BackendObjectStore : public ObjectStore {
  public:
   explicit BackendObjectStore(Backend& backend, const Transformer* transformer = nullptr);
+  // --lease-reuse-duration-seconds (kube's default 60); set before the first write.
+  void set_lease_reuse_duration_seconds(int64_t s) { lease_reuse_seconds_ = s; }
 
   Task<StatusOr<Object>> Create(const std::string& key, Object obj, int64_t ttl_seconds) override;
   Task<StatusOr<Object>> Get(const std::string& key, const GetOptions& opts) override;
@@ -36,9 +38,10 @@ class BackendObjectStore : public ObjectStore {
   const Transformer* transformer_;
   IdentityTransformer identity_;
   std::mutex lease_mu_;
-  int64_t lease_id_ = 0;            // GUARDED_BY(lease_mu_)
-  int64_t lease_ttl_ = 0;           // GUARDED_BY(lease_mu_)
-  std::chrono::steady_clock::time_point lease_granted_;  // GUARDED_BY(lease_mu_)
+  int64_t lease_reuse_seconds_ = 60;
+  int64_t lease_id_ = 0;                                  // GUARDED_BY(lease_mu_)
+  int64_t lease_objects_ = 0;                             // GUARDED_BY(lease_mu_)
+  std::chrono::steady_clock::time_point lease_expires_;  // GUARDED_BY(lease_mu_)
 };
 
 // Sets metadata.resourceVersion.

@@ -59,6 +59,9 @@ TEST(FeatureGatesStartTest, UnknownAndLockedGatesStopTheStartWithKubesError) {
   auto unknown_plugin = RunCommand({Binary(), "--data-dir", dir, "--secure-port", "0", "--admission-control=Nope"});
   EXPECT_EQ(unknown_plugin.exit_code, 1);
   EXPECT_TRUE(Contains(unknown_plugin.err, "admission-control plugin \"Nope\" is unknown")) << unknown_plugin.err;
+  auto reconciler = RunCommand({Binary(), "--data-dir", dir, "--secure-port", "0", "--endpoint-reconciler-type=bogus"});
+  EXPECT_EQ(reconciler.exit_code, 1);
+  EXPECT_TRUE(Contains(reconciler.err, "Reconciler not implemented: bogus")) << reconciler.err;
   auto component = RunCommand({Binary(), "--data-dir", dir, "--secure-port", "0", "--feature-gates=wardle:A=true"});
   EXPECT_NE(component.exit_code, 0);
   EXPECT_TRUE(Contains(component.err, "component not registered: wardle")) << component.err;
@@ -70,7 +73,10 @@ class FeatureGatesTest : public ::testing::Test {
     defaults_ = new ServerProcess();
     gated_ = new ServerProcess({"--feature-gates=kube:WatchList=false", "--feature-gates=kube:AllAlpha=false,kube:APIServerIdentity=false",
                                 "--allow-privileged=true", "--runtime-config=batch/v1/cronjobs=false,storage.k8s.io/v1=false",
-                                "--runtime-config=resource.k8s.io/v1beta1=true", "--admission-control=NamespaceLifecycle"});
+                                "--runtime-config=resource.k8s.io/v1beta1=true",
+                                "--admission-control=NamespaceLifecycle,DefaultTolerationSeconds",
+                                "--default-not-ready-toleration-seconds=60", "--default-unreachable-toleration-seconds=90",
+                                "--endpoint-reconciler-type=none", "--event-ttl=2s"});
   }
   static void TearDownTestSuite() {
     delete defaults_;
@@ -123,7 +129,39 @@ TEST_F(FeatureGatesTest, AdmissionControlNamesTheWholePluginSet) {
   const std::vector<std::string> get = {"get", "pod", "plain", "-o", "jsonpath={.spec.tolerations[*].key} {.spec.serviceAccountName}"};
   EXPECT_EQ(defaults_->Kubectl(get).out, "node.kubernetes.io/not-ready node.kubernetes.io/unreachable default")
       << "DefaultTolerationSeconds and ServiceAccount are on by default";
-  EXPECT_EQ(gated_->Kubectl(get).out, " ") << "--admission-control=NamespaceLifecycle leaves every other plugin off";
+  EXPECT_EQ(gated_->Kubectl(get).out, "node.kubernetes.io/not-ready node.kubernetes.io/unreachable ")
+      << "--admission-control names the whole set: ServiceAccount is off";
+  const std::vector<std::string> seconds = {"get", "pod", "plain", "-o", "jsonpath={.spec.tolerations[*].tolerationSeconds}"};
+  EXPECT_EQ(defaults_->Kubectl(seconds).out, "300 300");
+  EXPECT_EQ(gated_->Kubectl(seconds).out, "60 90") << "--default-not-ready/unreachable-toleration-seconds";
+}
+
+TEST_F(FeatureGatesTest, EndpointReconcilerNoneLeavesTheKubernetesEndpointsAlone) {
+  EXPECT_EQ(defaults_->Kubectl({"get", "service", "kubernetes", "-o", "name"}).out, "service/kubernetes\n");
+  EXPECT_EQ(gated_->Kubectl({"get", "service", "kubernetes", "-o", "name"}).out, "service/kubernetes\n");
+  std::string on;
+  for (int i = 0; i < 50 && on.empty(); ++i) {
+    on = defaults_->Kubectl({"get", "endpoints", "kubernetes", "-o", "jsonpath={.subsets[*].ports[*].name}"}).out;
+    if (on.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_EQ(on, "https");
+  auto none = gated_->Kubectl({"get", "endpoints", "kubernetes"});
+  EXPECT_NE(none.exit_code, 0);
+  EXPECT_TRUE(Contains(none.err, "NotFound")) << none.err;
+}
+
+TEST_F(FeatureGatesTest, EventTtlDecidesHowLongEventsAreKept) {
+  const std::string event = "apiVersion: v1\nkind: Event\nmetadata:\n  name: e1\ninvolvedObject:\n  kind: Pod\n"
+                            "  name: plain\n  namespace: default\nreason: Test\nmessage: hello\ntype: Normal\n";
+  ASSERT_EQ(defaults_->Kubectl({"create", "-f", "-"}, event).exit_code, 0);
+  ASSERT_EQ(gated_->Kubectl({"create", "-f", "-"}, event).exit_code, 0);
+  bool gone = false;
+  for (int i = 0; i < 60 && !gone; ++i) {
+    gone = gated_->Kubectl({"get", "event", "e1", "-o", "name"}).exit_code != 0;
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  EXPECT_TRUE(gone) << "--event-ttl=2s";
+  EXPECT_EQ(defaults_->Kubectl({"get", "event", "e1", "-o", "name"}).out, "event/e1\n") << "an hour by default";
 }
 
 TEST_F(FeatureGatesTest, EachServerKeepsAnIdentityLeaseUnlessItsGateIsOff) {

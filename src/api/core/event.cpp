@@ -18,9 +18,9 @@ std::string Str(const json::value* v) { return v && v->is_string() ? std::string
 
 class EventStrategy : public registry::DefaultStrategy {
  public:
-  EventStrategy() : DefaultStrategy(Options{}) {}
+  explicit EventStrategy(int64_t ttl_seconds) : DefaultStrategy(Options{}), ttl_seconds_(ttl_seconds) {}
 
-  int64_t TTLSeconds(const Object&) const override { return 3600; }
+  int64_t TTLSeconds(const Object&) const override { return ttl_seconds_; }
 
   ErrorList Validate(const registry::Context&, const Object& e) const override {
     ErrorList errs;
@@ -115,6 +115,9 @@ class EventStrategy : public registry::DefaultStrategy {
             count,
             json::value(am::GetName(e))};
   }
+
+ private:
+  int64_t ttl_seconds_;
 };
 
 }  // namespace
@@ -122,7 +125,7 @@ class EventStrategy : public registry::DefaultStrategy {
 std::vector<registry::RestResource> Events(const registry::GroupDeps& deps) {
   registry::ResourceSpec spec;
   spec.info = MakeInfo({"", "v1", "events", "event", "Event", true, {"ev"}, {}, "io.k8s.api.core.v1.Event"});
-  spec.strategy = std::make_shared<EventStrategy>();
+  spec.strategy = std::make_shared<EventStrategy>(deps.event_ttl_seconds);
   return registry::MakeResource(deps, std::move(spec));
 }
 

@@ -206,14 +206,14 @@ Task<Status> KubernetesServiceController::ReconcileEndpoints(bool remove_self) {
 Task<Status> KubernetesServiceController::ReconcileOnce() {
   Status svc = co_await EnsureService();
   if (!svc.ok()) LogWarn("kubernetes service", {{"error", svc.message()}});
-  if (c_.public_ip.empty()) co_return svc;
+  if (c_.public_ip.empty() || !c_.reconcile_endpoints) co_return svc;
   CO_RETURN_IF_ERROR(co_await RefreshLease());
   CO_RETURN_IF_ERROR(co_await ReconcileEndpoints(false));
   co_return svc;
 }
 
 Task<Status> KubernetesServiceController::RemoveSelf() {
-  if (c_.public_ip.empty()) co_return Status();
+  if (c_.public_ip.empty() || !c_.reconcile_endpoints) co_return Status();
   auto d = co_await c_.store->Delete(c_.prefix + "/masterleases/" + c_.public_ip, {}, nullptr);
   if (!d.ok() && !d.status().IsStorage(StorageCode::kKeyNotFound)) co_return d.TakeStatus();
   co_return co_await ReconcileEndpoints(true);

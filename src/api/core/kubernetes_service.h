@@ -35,6 +35,8 @@ class KubernetesServiceController {
     int port = 6443;                         // the secure port
     std::chrono::seconds interval{10};
     std::chrono::seconds lease_ttl{15};
+    // --endpoint-reconciler-type=none: the Service is kept, its Endpoints are left alone.
+    bool reconcile_endpoints = true;
     // Mirrors the kubernetes Endpoints into EndpointSlices; empty until discovery.k8s.io is served.
     std::function<Task<Status>(const registry::Object& endpoints)> endpoint_slices;
   };

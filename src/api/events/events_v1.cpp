@@ -135,12 +135,14 @@ ErrorList ValidateUpdate(const Object& e, const Object& old) {
 
 class EventsV1Strategy : public registry::DefaultStrategy {
  public:
-  explicit EventsV1Strategy(std::shared_ptr<registry::Storage> core_events)
-      : DefaultStrategy(Options{.namespaced = true, .allow_create_on_update = true}), core_events_(std::move(core_events)) {
+  EventsV1Strategy(std::shared_ptr<registry::Storage> core_events, int64_t ttl_seconds)
+      : DefaultStrategy(Options{.namespaced = true, .allow_create_on_update = true}),
+        core_events_(std::move(core_events)),
+        ttl_seconds_(ttl_seconds) {
     table_ = dynamic_cast<registry::TableConvertor*>(core_events_.get());
   }
 
-  int64_t TTLSeconds(const Object&) const override { return 3600; }
+  int64_t TTLSeconds(const Object&) const override { return ttl_seconds_; }
   ErrorList Validate(const registry::Context&, const Object& e) const override { return ValidateCreate(e); }
   ErrorList ValidateUpdate(const registry::Context&, const Object& e, const Object& old) const override {
     return events::ValidateUpdate(e, old);
@@ -163,6 +165,7 @@ class EventsV1Strategy : public registry::DefaultStrategy {
 
  private:
   std::shared_ptr<registry::Storage> core_events_;  // keeps core's event printer alive
+  int64_t ttl_seconds_;
   registry::TableConvertor* table_ = nullptr;
 };
 
@@ -239,7 +242,7 @@ class EventsV1Store : public registry::OwningStore {
 std::vector<registry::RestResource> Install(const registry::GroupDeps& deps) {
   // core/v1's events storage, for its printer.
   std::vector<registry::RestResource> core = core::Events(deps);
-  auto strategy = std::make_shared<EventsV1Strategy>(core.empty() ? nullptr : core.front().storage);
+  auto strategy = std::make_shared<EventsV1Strategy>(core.empty() ? nullptr : core.front().storage, deps.event_ttl_seconds);
 
   registry::ResourceInfo served = MakeInfo({"events.k8s.io", "v1", "events", "event", "Event", true, {"ev"}, {},
                                             "io.k8s.api.events.v1.Event"});
