@@ -616,6 +616,7 @@ Status App::State::Serve(const Pki& pki, http::Handler root, const std::string& 
   hopts.enable_http2 = !o.disable_http2_serving;
   hopts.http2_max_streams_per_connection = static_cast<uint32_t>(std::max(0, o.http2_max_streams_per_connection));
   hopts.metrics = &s.metrics;
+  if (!o.tls_min_version.empty()) hopts.tls_min_version = o.tls_min_version;
   s.http = std::make_unique<server::HttpServer>(hopts, std::move(root));
   Status written;
   Status st = s.http->Start([&](int port) {
@@ -740,6 +741,22 @@ Status App::Start() {
   const Options& o = s.opts;
   // kube's check of --runtime-config (with --enable-priority-and-fairness), before anything is written.
   ASSIGN_OR_RETURN(s.runtime_config, RuntimeConfig::Parse(o.runtime_config, o.enable_priority_and_fairness));
+  // Structured authentication and authorization configuration is not read yet: refuse rather than
+  // serve with the flags' defaults (webhook authorizers and deny rules would silently vanish).
+  for (const char* flag : {"authentication-config", "authorization-config"}) {
+    if (o.given.count(flag)) {
+      return Status(400, "BadRequest", std::string("--") + flag + " is not supported by Capstan yet (it would be ignored)");
+    }
+  }
+  // cliflag.TLSVersion's names; kube's error for others.
+  static const std::set<std::string> kTlsVersions = {"VersionTLS10", "VersionTLS11", "VersionTLS12", "VersionTLS13"};
+  if (!o.tls_min_version.empty() && !kTlsVersions.count(o.tls_min_version)) {
+    return Status(400, "BadRequest", "unknown tls version \"" + o.tls_min_version + "\"");
+  }
+  if (o.tls_min_version == "VersionTLS10" || o.tls_min_version == "VersionTLS11") {
+    LogWarn("--tls-min-version below VersionTLS12: the TLS library refuses older versions, so TLS 1.2 is the minimum",
+            {{"tls-min-version", o.tls_min_version}});
+  }
   if (o.endpoint_reconciler_type == "master-count") {
     LogWarn("--endpoint-reconciler-type=master-count: Capstan keeps the kubernetes Endpoints with the lease reconciler");
   } else if (o.endpoint_reconciler_type != "lease" && o.endpoint_reconciler_type != "none" &&

@@ -148,6 +148,7 @@ const std::map<std::string, Setter>& Setters() {
        [](Options& o, const std::string& v) { return IntSetter(o.max_mutating_requests_inflight, v); }},
       {"event-ttl", [](Options& o, const std::string& v) { return DurationSetter(o.event_ttl, "event-ttl", v); }},
       {"endpoint-reconciler-type", [](Options& o, const std::string& v) { o.endpoint_reconciler_type = v; return Status(); }},
+      {"tls-min-version", [](Options& o, const std::string& v) { o.tls_min_version = v; return Status(); }},
       {"lease-reuse-duration-seconds",
        [](Options& o, const std::string& v) {
          o.lease_reuse_duration_seconds = std::stoll(v, nullptr, 0);

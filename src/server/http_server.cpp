@@ -112,7 +112,8 @@ Status HttpServer::Start(const std::function<void(int port)>& on_bound) {
   error_code ec;
   s.tls.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
                     ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 | ssl::context::single_dh_use);
-  SSL_CTX_set_min_proto_version(s.tls.native_handle(), TLS1_2_VERSION);
+  SSL_CTX_set_min_proto_version(s.tls.native_handle(),
+                                s.opts.tls_min_version == "VersionTLS13" ? TLS1_3_VERSION : TLS1_2_VERSION);
   SSL_CTX_set_options(s.tls.native_handle(), SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
   s.tls.use_certificate_chain_file(s.opts.tls_cert_file, ec);
   if (ec) return Status(500, "InternalError", "cannot load --tls-cert-file " + s.opts.tls_cert_file + ": " + ec.message());

@@ -41,6 +41,9 @@ struct HttpServerOptions {
   std::chrono::seconds idle_timeout{90};
   std::chrono::seconds read_header_timeout{32};
   std::chrono::seconds tls_handshake_timeout{10};
+  // --tls-min-version: "VersionTLS12" (kube's default) or "VersionTLS13". Below 1.2 the TLS library's
+  // security level refuses to negotiate, so 1.2 it is (the caller says so at start).
+  std::string tls_min_version = "VersionTLS12";
   // HTTP/2: ALPN offers "h2" then "http/1.1" (kube's order) unless disabled (--disable-http2-serving).
   bool enable_http2 = true;
   uint32_t http2_max_streams_per_connection = 0;  // --http2-max-streams-per-connection; 0: kube's 100

@@ -1,4 +1,6 @@
-// End-to-end: --feature-gates and --allow-privileged as kube-apiserver 1.32 has them (issue 23): a bad
+// End-to-end: --feature-gates, --runtime-config, --admission-control, --allow-privileged, --event-ttl,
+// --endpoint-reconciler-type, the toleration defaults, --tls-min-version and the identity Lease as
+// kube-apiserver 1.32 has them (issues 23, 25): a bad
 // or locked gate stops the start with kube's error, gates switch what Capstan has (WatchList's
 // sendInitialEvents), kubernetes_feature_enabled reports them, and privileged containers are refused
 // unless --allow-privileged=true. Driven by the real binary and kubectl 1.32.
@@ -62,9 +64,32 @@ TEST(FeatureGatesStartTest, UnknownAndLockedGatesStopTheStartWithKubesError) {
   auto reconciler = RunCommand({Binary(), "--data-dir", dir, "--secure-port", "0", "--endpoint-reconciler-type=bogus"});
   EXPECT_EQ(reconciler.exit_code, 1);
   EXPECT_TRUE(Contains(reconciler.err, "Reconciler not implemented: bogus")) << reconciler.err;
+  auto authz = RunCommand({Binary(), "--data-dir", dir, "--secure-port", "0", "--authorization-config=/etc/authz.yaml"});
+  EXPECT_EQ(authz.exit_code, 1);
+  EXPECT_TRUE(Contains(authz.err, "--authorization-config is not supported by Capstan yet")) << authz.err;
+  auto tls = RunCommand({Binary(), "--data-dir", dir, "--secure-port", "0", "--tls-min-version=TLS13"});
+  EXPECT_EQ(tls.exit_code, 1);
+  EXPECT_TRUE(Contains(tls.err, "Error: unknown tls version \"TLS13\"")) << tls.err;
   auto component = RunCommand({Binary(), "--data-dir", dir, "--secure-port", "0", "--feature-gates=wardle:A=true"});
   EXPECT_NE(component.exit_code, 0);
   EXPECT_TRUE(Contains(component.err, "component not registered: wardle")) << component.err;
+}
+
+// `openssl s_client` with one protocol version: 0 when the handshake succeeded.
+int HandshakeWith(int port, const std::string& version) {
+  return RunCommand({"openssl", "s_client", "-connect", "127.0.0.1:" + std::to_string(port), version, "-brief"}, "")
+      .exit_code;
+}
+
+TEST(TlsMinVersionTest, VersionTLS13RefusesTls12Clients) {
+  ServerProcess tls13({"--tls-min-version=VersionTLS13"});
+  ASSERT_TRUE(tls13.ok()) << tls13.error();
+  EXPECT_EQ(HandshakeWith(tls13.port(), "-tls1_3"), 0);
+  EXPECT_NE(HandshakeWith(tls13.port(), "-tls1_2"), 0);
+  ServerProcess defaults;
+  ASSERT_TRUE(defaults.ok()) << defaults.error();
+  EXPECT_EQ(HandshakeWith(defaults.port(), "-tls1_2"), 0) << "kube's default minimum is TLS 1.2";
+  EXPECT_NE(HandshakeWith(defaults.port(), "-tls1_1"), 0);
 }
 
 class FeatureGatesTest : public ::testing::Test {
