@@ -20,13 +20,28 @@ namespace {
   (void)what;
 }
 
+// A key "<<" anywhere: go-yaml v2 writes it plain and then reads it as a merge key, so such YAML
+// does not read back in Go either (Capstan writes what Go writes).
+bool HasMergeKey(const boost::json::value& v) {
+  if (v.is_array()) {
+    for (const auto& e : v.get_array()) {
+      if (HasMergeKey(e)) return true;
+    }
+  } else if (v.is_object()) {
+    for (const auto& kv : v.get_object()) {
+      if (kv.key() == "<<" || HasMergeKey(kv.value())) return true;
+    }
+  }
+  return false;
+}
+
 void CheckWriters(const boost::json::value& v) {
   std::string text = ToJson(v);
   if (!ParseJson(text).ok()) Fail("written JSON does not parse");
   if (!ParseStoredJson(text).ok()) Fail("written JSON does not read back as stored bytes");
   if (JsonDepth(text) > kJsonMaxDepth) Fail("a value deeper than the limit was accepted");
   std::string yaml = JsonToYaml(v);
-  if (!YamlToJson(yaml).ok()) Fail("written YAML does not parse");
+  if (!YamlToJson(yaml).ok() && !HasMergeKey(v)) Fail("written YAML does not parse");
 }
 
 }  // namespace
