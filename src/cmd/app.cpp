@@ -592,6 +592,7 @@ http::Handler App::State::BuildChain() {
     chain.apf = &s.apf->controller();
   }
   if (!o.disable_http2_serving) chain.goaway_chance = o.goaway_chance;
+  chain.hsts_directives = o.hsts_directives;
   chain.audit = s.audit->ChainConfig();
   return server::BuildHandlerChain(
       [&s](http::RequestContext& ctx) -> Task<void> { co_await s.router.Dispatch(ctx); }, chain);

@@ -131,6 +131,23 @@ const std::map<std::string, Setter>& Setters() {
          }
          return Status();
        }},
+      {"strict-transport-security-directives",
+       [](Options& o, const std::string& v) {
+         // kube's validateHSTSDirectives, on the values as pflag's CSV reader splits them (untrimmed).
+         for (auto& d : Split(v, ',')) {
+           if (TrimSpace(d).empty()) return Status(400, "BadRequest", "empty value in strict-transport-security-directives");
+           auto eq = d.find('=');
+           if (d != "includeSubDomains" && d != "preload" &&
+               (eq == std::string::npos || d.substr(0, eq) != "max-age" || d.find('=', eq + 1) != std::string::npos)) {
+             return Status(400, "BadRequest",
+                           "--strict-transport-security-directives invalid, allowed values: max-age=expireTime, "
+                           "includeSubDomains, preload. see https://tools.ietf.org/html/rfc6797#section-6.1 for more "
+                           "information");
+           }
+           o.hsts_directives.push_back(d);
+         }
+         return Status();
+       }},
       {"cors-allowed-origins",
        [](Options& o, const std::string& v) {
          for (auto& p : SplitList(v)) {

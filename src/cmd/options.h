@@ -49,6 +49,7 @@ struct Options {
   int64_t default_not_ready_toleration_seconds = 300;
   int64_t lease_reuse_duration_seconds = 60;  // --lease-reuse-duration-seconds
   std::string tls_min_version;                // --tls-min-version ("": VersionTLS12)
+  std::vector<std::string> hsts_directives;   // --strict-transport-security-directives
   int64_t default_unreachable_toleration_seconds = 300;
   int min_request_timeout = 1800;
   std::chrono::nanoseconds shutdown_delay = std::chrono::seconds(0);

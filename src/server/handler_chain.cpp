@@ -13,6 +13,7 @@ http::Handler BuildHandlerChain(http::Handler inner, const ChainConfig& c) {
       WithPanicRecovery,  // the one place an exception becomes an answer (500)
       WithRequestInfo,    // verb, group, resource, name; long-running or not
       [&](Handler n) { return WithRequestMetrics(std::move(n), *c.metrics); },
+      [&](Handler n) { return c.hsts_directives.empty() ? n : WithHsts(std::move(n), c.hsts_directives); },
       WithCacheControl,
       WithWarningRecorder,
       // --goaway-chance (kube adds it only when above 0 and HTTP/2 is served; at 0 it passes everything).

@@ -22,6 +22,7 @@ struct ChainConfig {
   // API Priority and Fairness; null: the max-in-flight limits instead (--enable-priority-and-fairness=false).
   flowcontrol::Controller* apf = nullptr;
   double goaway_chance = 0;  // --goaway-chance; 0: no filter
+  std::vector<std::string> hsts_directives;  // --strict-transport-security-directives; empty: no header
   AuditConfig audit;  // sink disabled: no audit events
 };
 

@@ -70,6 +70,9 @@ TEST(FeatureGatesStartTest, UnknownAndLockedGatesStopTheStartWithKubesError) {
   auto tls = RunCommand({Binary(), "--data-dir", dir, "--secure-port", "0", "--tls-min-version=TLS13"});
   EXPECT_EQ(tls.exit_code, 1);
   EXPECT_TRUE(Contains(tls.err, "Error: unknown tls version \"TLS13\"")) << tls.err;
+  auto hsts = RunCommand({Binary(), "--data-dir", dir, "--secure-port", "0", "--strict-transport-security-directives=max-age"});
+  EXPECT_EQ(hsts.exit_code, 2);
+  EXPECT_TRUE(Contains(hsts.err, "--strict-transport-security-directives invalid, allowed values")) << hsts.err;
   auto component = RunCommand({Binary(), "--data-dir", dir, "--secure-port", "0", "--feature-gates=wardle:A=true"});
   EXPECT_NE(component.exit_code, 0);
   EXPECT_TRUE(Contains(component.err, "component not registered: wardle")) << component.err;
@@ -82,7 +85,7 @@ int HandshakeWith(int port, const std::string& version) {
 }
 
 TEST(TlsMinVersionTest, VersionTLS13RefusesTls12Clients) {
-  ServerProcess tls13({"--tls-min-version=VersionTLS13"});
+  ServerProcess tls13({"--tls-min-version=VersionTLS13", "--strict-transport-security-directives=max-age=31536000,includeSubDomains,preload"});
   ASSERT_TRUE(tls13.ok()) << tls13.error();
   EXPECT_EQ(HandshakeWith(tls13.port(), "-tls1_3"), 0);
   EXPECT_NE(HandshakeWith(tls13.port(), "-tls1_2"), 0);
@@ -90,6 +93,17 @@ TEST(TlsMinVersionTest, VersionTLS13RefusesTls12Clients) {
   ASSERT_TRUE(defaults.ok()) << defaults.error();
   EXPECT_EQ(HandshakeWith(defaults.port(), "-tls1_2"), 0) << "kube's default minimum is TLS 1.2";
   EXPECT_NE(HandshakeWith(defaults.port(), "-tls1_1"), 0);
+  // --strict-transport-security-directives: kube's HSTS header on every answer, none by default.
+  auto headers = [](const ServerProcess& s) {
+    std::string out =
+        RunCommand({"curl", "-sk", "-o", "/dev/null", "-D", "-", "https://127.0.0.1:" + std::to_string(s.port()) + "/healthz"})
+            .out;
+    for (auto& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));  // h2 or HTTP/1.1
+    return out;
+  };
+  EXPECT_TRUE(Contains(headers(tls13), "strict-transport-security: max-age=31536000; includesubdomains; preload\r\n"))
+      << headers(tls13);
+  EXPECT_FALSE(Contains(headers(defaults), "strict-transport-security")) << headers(defaults);
 }
 
 class FeatureGatesTest : public ::testing::Test {

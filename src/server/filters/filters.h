@@ -46,6 +46,9 @@ Handler WithProbabilisticGoaway(Handler next, double chance, std::function<doubl
 // cache_control.cpp: "Cache-Control: no-cache, private" on every response.
 Handler WithCacheControl(Handler next);
 
+// cache_control.cpp: kube's WithHSTS: Strict-Transport-Security with the directives joined by "; ".
+Handler WithHsts(Handler next, const std::vector<std::string>& directives);
+
 // request_metrics.cpp: apiserver_request_total and apiserver_request_duration_seconds.
 struct RequestMetrics {
   explicit RequestMetrics(MetricsRegistry& reg);
