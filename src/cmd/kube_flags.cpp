@@ -138,10 +138,8 @@ std::optional<long long> GoAtoi(std::string_view s, std::string* err) {
   return neg ? -static_cast<long long>(*u) : static_cast<long long>(*u);
 }
 
-Check GoParseBool(std::string_view s) {
-  static constexpr std::array<std::string_view, 12> kOk = {"1", "t", "T", "TRUE", "true", "True",
-                                                           "0", "f", "F", "FALSE", "false", "False"};
-  if (std::find(kOk.begin(), kOk.end(), s) != kOk.end()) return std::nullopt;
+Check ParseBoolCheck(std::string_view s) {
+  if (capstan::GoParseBool(s).has_value()) return std::nullopt;
   return SyntaxError("ParseBool", s);
 }
 
@@ -338,7 +336,7 @@ Check FeatureGates(std::string_view s) {
     std::string_view key = TrimSpace(pair.substr(0, eq));
     if (eq == std::string_view::npos) return "missing bool value for " + std::string(key);
     std::string_view val = TrimSpace(pair.substr(eq + 1));
-    if (Check bad = GoParseBool(val)) {
+    if (Check bad = ParseBoolCheck(val)) {
       return "invalid value of " + std::string(key) + "=" + std::string(val) + ", err: " + *bad;
     }
   }
@@ -400,7 +398,7 @@ Check Version(std::string_view s) {
     if (ok) return std::nullopt;
     return "could not parse " + GoQuote(s) + " as version";
   }
-  return GoParseBool(s);
+  return ParseBoolCheck(s);
 }
 
 Check NamedCertKey(std::string_view value) {
@@ -418,7 +416,7 @@ Check NamedCertKey(std::string_view value) {
 
 Check CheckValue(FlagKind kind, std::string_view v) {
   switch (kind) {
-    case FlagKind::kBool: return GoParseBool(v);
+    case FlagKind::kBool: return ParseBoolCheck(v);
     case FlagKind::kString:
     case FlagKind::kStringArray:
     case FlagKind::kConfigMap: return std::nullopt;

@@ -2,6 +2,7 @@
 #include <signal.h>
 
 #include <cstdio>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,7 +41,18 @@ int main(int argc, char** argv) {
     return 1;
   }
   for (const auto& w : gate_warnings) LogWarn(w, {});
-  if (!parsed.options.feature_gates.empty()) LogInfo("feature gates", {{"gates", features::Gates().String()}});
+  if (!parsed.options.feature_gates.empty()) {
+    LogInfo("feature gates", {{"gates", features::Gates().String()}});
+    // Gates switched away from their default that decide nothing in Capstan are named, not ignored.
+    static const std::set<std::string_view> kActing = {"WatchList", "CRDValidationRatcheting", "APIServerIdentity"};
+    std::vector<std::string> inert;
+    for (const auto& f : features::Gates().Known()) {
+      if (features::Enabled(f.name) != f.default_value && !kActing.count(f.name)) inert.emplace_back(f.name);
+    }
+    if (!inert.empty()) {
+      LogWarn("feature gates switched from their default that Capstan does not act on", {{"gates", Join(inert, ",")}});
+    }
+  }
   if (!parsed.options.ignored.empty()) {
     LogWarn("flags accepted for compatibility but not acted on yet", {{"flags", Join(parsed.options.ignored, ",")}});
   }

@@ -74,12 +74,6 @@ bool ValidGroupVersion(const std::string& group, const std::string& version) {
   return !version.empty() && version.find('/') == std::string::npos;
 }
 
-std::optional<bool> GoParseBool(const std::string& v) {
-  if (v == "1" || v == "t" || v == "T" || v == "TRUE" || v == "true" || v == "True") return true;
-  if (v == "0" || v == "f" || v == "F" || v == "FALSE" || v == "false" || v == "False") return false;
-  return std::nullopt;
-}
-
 Status Error(const std::string& msg) { return Status(400, "BadRequest", msg); }
 
 // APIEnablementOptions.Validate: its first error, or "".

@@ -14,15 +14,6 @@ constexpr FeatureSpec kKubeApiserverFeatures[] = {
 #include "util/kube_features.inc"
 };
 
-// strconv.ParseBool.
-bool ParseGoBool(std::string_view v, bool* out) {
-  static constexpr std::string_view kTrue[] = {"1", "t", "T", "TRUE", "true", "True"};
-  static constexpr std::string_view kFalse[] = {"0", "f", "F", "FALSE", "false", "False"};
-  if (std::find(std::begin(kTrue), std::end(kTrue), v) != std::end(kTrue)) return *out = true, true;
-  if (std::find(std::begin(kFalse), std::end(kFalse), v) != std::end(kFalse)) return *out = false, true;
-  return false;
-}
-
 std::string BoolText(bool b) { return b ? "true" : "false"; }
 
 }  // namespace
@@ -68,12 +59,12 @@ std::string FeatureGate::Set(const std::vector<std::string>& values, std::vector
       std::string key(TrimSpace(item.substr(0, eq)));
       if (eq == std::string_view::npos) return "missing bool value for " + key;
       std::string_view v = TrimSpace(item.substr(eq + 1));
-      bool b = false;
-      if (!ParseGoBool(v, &b)) {
+      std::optional<bool> b = GoParseBool(v);
+      if (!b) {
         return "invalid value of " + key + "=" + std::string(v) + ", err: strconv.ParseBool: parsing " +
                GoQuote(std::string(v)) + ": invalid syntax";
       }
-      wanted.emplace_back(std::move(key), b);
+      wanted.emplace_back(std::move(key), *b);
     }
   }
   if (prefixed && unprefixed) return "set kube feature gates with default empty prefix or kube: prefix consistently, do not mix use";

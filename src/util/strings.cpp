@@ -41,6 +41,12 @@ int DecodeUtf8(std::string_view s, size_t i, size_t& len) {
 }
 }  // namespace
 
+std::optional<bool> GoParseBool(std::string_view s) {
+  if (s == "1" || s == "t" || s == "T" || s == "TRUE" || s == "true" || s == "True") return true;
+  if (s == "0" || s == "f" || s == "F" || s == "FALSE" || s == "false" || s == "False") return false;
+  return std::nullopt;
+}
+
 std::string GoQuote(std::string_view s) {
   std::string out;
   out.reserve(s.size() + 2);

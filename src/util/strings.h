@@ -1,6 +1,7 @@
 // util/strings.h: small string helpers shared by every layer. Pure functions, thread-safe.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -9,6 +10,8 @@ namespace capstan {
 
 // Go's strconv.Quote: a double-quoted string with Go escapes (what kube's %q prints in messages).
 std::string GoQuote(std::string_view s);
+// Go's strconv.ParseBool: 1 t T TRUE true True, 0 f F FALSE false False; nullopt for anything else.
+std::optional<bool> GoParseBool(std::string_view s);
 
 std::vector<std::string> Split(std::string_view s, char sep);
 std::string Join(const std::vector<std::string>& parts, std::string_view sep);

@@ -110,7 +110,7 @@ class FeatureGatesTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     defaults_ = new ServerProcess();
-    gated_ = new ServerProcess({"--feature-gates=kube:WatchList=false", "--feature-gates=kube:AllAlpha=false,kube:APIServerIdentity=false",
+    gated_ = new ServerProcess({"--feature-gates=kube:WatchList=false", "--feature-gates=kube:AllAlpha=false,kube:APIServerIdentity=false,kube:InPlacePodVerticalScaling=true",
                                 "--allow-privileged=true", "--runtime-config=batch/v1/cronjobs=false,storage.k8s.io/v1=false",
                                 "--runtime-config=resource.k8s.io/v1beta1=true",
                                 "--admission-control=NamespaceLifecycle,DefaultTolerationSeconds",
@@ -158,7 +158,9 @@ TEST_F(FeatureGatesTest, RuntimeConfigSwitchesVersionsAndResources) {
   auto get = gated_->Kubectl({"get", "--raw", "/apis/batch/v1/namespaces/default/cronjobs"});
   EXPECT_NE(get.exit_code, 0);
   EXPECT_TRUE(Contains(get.err, "NotFound")) << get.err;
-  EXPECT_TRUE(Contains(gated_->log(), "resource.k8s.io/v1beta1")) << "a version Capstan lacks is named at start";
+  EXPECT_TRUE(Contains(gated_->log(), "API group versions enabled by --runtime-config are not served"))
+      << "a version Capstan lacks is named at start";
+  EXPECT_TRUE(Contains(gated_->log(), "groupVersions=\"resource.k8s.io/v1beta1\"")) << gated_->log().substr(0, 3000);
 }
 
 TEST_F(FeatureGatesTest, AdmissionControlNamesTheWholePluginSet) {
@@ -217,6 +219,15 @@ TEST_F(FeatureGatesTest, EachServerKeepsAnIdentityLeaseUnlessItsGateIsOff) {
                                     "jsonpath={.spec.holderIdentity}"}).out;
   EXPECT_EQ(holder.rfind(out.substr(0, out.find(' ')) + "_", 0), 0u) << holder;
   EXPECT_EQ(gated_->Kubectl(get).out, " ") << "APIServerIdentity=false";
+}
+
+TEST_F(FeatureGatesTest, GatesThatDecideNothingAreNamedAtStart) {
+  EXPECT_TRUE(Contains(gated_->log(), "feature gates switched from their default that Capstan does not act on"))
+      << gated_->log().substr(0, 3000);
+  // InPlacePodVerticalScaling=true by name; WindowsHostNetwork (alpha, on by default) through AllAlpha=false;
+  // WatchList and APIServerIdentity act, so they are not named.
+  EXPECT_TRUE(Contains(gated_->log(), "gates=\"InPlacePodVerticalScaling,WindowsHostNetwork\"")) << gated_->log().substr(0, 3000);
+  EXPECT_FALSE(Contains(defaults_->log(), "does not act on"));
 }
 
 TEST_F(FeatureGatesTest, MetricsReportEveryGate) {
