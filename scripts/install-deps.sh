@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   build-essential clang lld cmake ninja-build ccache pkg-config git
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
-  libssl-dev liblmdb-dev libnghttp2-dev libyaml-cpp-dev libyaml-dev libre2-dev libfmt-dev libspdlog-dev libcli11-dev
+  libssl-dev zlib1g-dev liblmdb-dev libnghttp2-dev libyaml-cpp-dev libyaml-dev libre2-dev libfmt-dev libspdlog-dev libcli11-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   libgtest-dev libgmock-dev libbenchmark-dev libclang-rt-14-dev
   etcd-server etcd-client curl openssl

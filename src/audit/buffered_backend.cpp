@@ -1,75 +1,96 @@
 #include "audit/buffered_backend.h"
 
-#include "util/log.h"
+#include <algorithm>
 
 namespace capstan::audit {
 
-BufferedBackend::BufferedBackend(std::string name, std::unique_ptr<EventSink> sink, BufferedOptions opts,
-                                 AuditMetrics* metrics)
-    : name_(std::move(name)), sink_(std::move(sink)), opts_(opts), metrics_(metrics) {
-  if (opts_.max_batch_size == 0) opts_.max_batch_size = 1;
+BufferedBackend::BufferedBackend(std::unique_ptr<Backend> delegate, BatchConfig config, AuditMetrics* metrics)
+    : delegate_(std::move(delegate)), config_(config), metrics_(metrics) {
+  if (config_.throttle_enable) throttle_.emplace(config_.throttle_qps, config_.throttle_burst);
   thread_ = std::thread([this] { Run(); });
 }
 
 BufferedBackend::~BufferedBackend() { Shutdown(); }
 
-void BufferedBackend::Drop(size_t n) {
-  dropped_ += n;
-  if (metrics_) metrics_->errors.With({name_})->Inc(static_cast<double>(n));
-}
-
-void BufferedBackend::ProcessEvents(std::vector<EventPtr> events) {
+bool BufferedBackend::ProcessEvents(std::vector<EventPtr> events) {
   size_t n_dropped = 0;
-  uint64_t total = 0;
-  bool log_drop = false;
+  bool stopped = false;
   {
     std::lock_guard lock(mu_);
+    stopped = stopping_;
     for (auto& e : events) {
-      if (stopping_ || queue_.size() >= opts_.buffer_size) {
+      if (stopping_ || queue_.size() >= std::max<size_t>(1, config_.buffer_size)) {
         ++n_dropped;
         continue;
       }
       queue_.push_back(std::move(e));
     }
-    if (n_dropped) {
-      uint64_t before = dropped_;
-      Drop(n_dropped);
-      total = dropped_;
-      log_drop = before == 0 || before / 1000 != dropped_ / 1000;
+    dropped_ += n_dropped;
+  }
+  cv_.notify_all();
+  if (n_dropped) {
+    HandlePluginError(metrics_, "buffered", stopped ? "audit backend shut down" : "audit buffer queue blocked",
+                      n_dropped);
+  }
+  return true;
+}
+
+// kube's collectEvents: up to max_batch_size events; with batching, no longer than max_batch_wait from
+// the start of the collection; at once when stopping (or flushing) and nothing more is queued.
+std::vector<EventPtr> BufferedBackend::CollectLocked(std::unique_lock<std::mutex>& lock) {
+  const size_t max = std::max<size_t>(1, config_.max_batch_size);
+  const bool timed = max > 1;
+  const auto deadline = std::chrono::steady_clock::now() + config_.max_batch_wait;
+  std::vector<EventPtr> batch;
+  while (batch.size() < max) {
+    if (!queue_.empty()) {
+      batch.push_back(std::move(queue_.front()));
+      queue_.pop_front();
+      continue;
+    }
+    if (stopping_ || (flush_waiters_ > 0 && !batch.empty())) break;
+    if (timed) {
+      if (cv_.wait_until(lock, deadline) == std::cv_status::timeout && queue_.empty()) break;
+    } else {
+      cv_.wait(lock);
     }
   }
-  // Logged at the first drop and then once per 1000, so an overloaded backend does not flood the log.
-  if (n_dropped && log_drop) {
-    LogWarn("audit buffer full, events dropped", {{"backend", name_}, {"dropped_total", static_cast<int64_t>(total)}});
+  return batch;
+}
+
+void BufferedBackend::Send(std::vector<EventPtr> batch, std::unique_lock<std::mutex>& lock) {
+  if (config_.async_delegate) {
+    drained_.wait(lock, [&] { return in_flight_ < static_cast<size_t>(kMaxSenders); });
   }
-  cv_.notify_one();
+  ++in_flight_;
+  lock.unlock();
+  if (throttle_) throttle_->Accept();
+  auto finish = [this] {
+    std::lock_guard l(mu_);
+    --in_flight_;
+    drained_.notify_all();
+  };
+  if (config_.async_delegate) {
+    std::thread([this, b = std::move(batch), finish]() mutable {
+      delegate_->ProcessEvents(std::move(b));
+      finish();
+    }).detach();
+  } else {
+    delegate_->ProcessEvents(std::move(batch));
+    finish();
+  }
+  lock.lock();
 }
 
 void BufferedBackend::Run() {
   std::unique_lock lock(mu_);
   while (true) {
-    cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-    if (queue_.empty() && stopping_) break;
-    // Wait for a full batch, at most max_wait (not at all when stopping).
-    if (!stopping_ && flush_waiters_ == 0 && queue_.size() < opts_.max_batch_size) {
-      cv_.wait_for(lock, opts_.max_wait, [&] { return stopping_ || flush_waiters_ > 0 || queue_.size() >= opts_.max_batch_size; });
+    std::vector<EventPtr> batch = CollectLocked(lock);
+    if (batch.empty()) {
+      if (stopping_ && queue_.empty()) break;
+      continue;
     }
-    std::vector<EventPtr> batch;
-    while (!queue_.empty() && batch.size() < opts_.max_batch_size) {
-      batch.push_back(std::move(queue_.front()));
-      queue_.pop_front();
-    }
-    in_flight_ = batch.size();
-    lock.unlock();
-    Status st = sink_->Write(batch);
-    lock.lock();
-    in_flight_ = 0;
-    if (!st.ok()) {
-      Drop(batch.size());
-      LogWarn("audit backend failed to write events",
-              {{"backend", name_}, {"count", static_cast<int64_t>(batch.size())}, {"error", st.message()}});
-    }
-    drained_.notify_all();
+    Send(std::move(batch), lock);
   }
   done_ = true;
   drained_.notify_all();
@@ -78,10 +99,17 @@ void BufferedBackend::Run() {
 void BufferedBackend::Shutdown() {
   {
     std::lock_guard lock(mu_);
+    if (shut_down_) return;
+    shut_down_ = true;
     stopping_ = true;
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+  {
+    std::unique_lock lock(mu_);
+    drained_.wait(lock, [&] { return in_flight_ == 0; });
+  }
+  delegate_->Shutdown();
 }
 
 uint64_t BufferedBackend::dropped() const {

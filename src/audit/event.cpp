@@ -1,9 +1,12 @@
 #include "audit/event.h"
 
 #include <boost/json.hpp>
+#include <cstdio>
+#include <ctime>
 
 #include "apimachinery/user_info_json.h"
 #include "apimachinery/json_write.h"
+#include "util/strings.h"
 
 namespace capstan::audit {
 
@@ -118,6 +121,72 @@ std::string EventToJsonLine(const Event& e) {
   std::string s = am::ToJson(EventToJson(e));
   s.push_back('\n');
   return s;
+}
+
+}  // namespace capstan::audit
+
+namespace capstan::audit {
+
+namespace {
+
+// Go's time.RFC3339Nano in UTC: fractional seconds with the trailing zeros cut, none when zero.
+std::string Rfc3339Nano(am::Timestamp t) {
+  std::time_t secs = static_cast<std::time_t>(t.seconds);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  std::string out = buf;
+  if (t.nanos > 0) {
+    char frac[16];
+    std::snprintf(frac, sizeof frac, ".%09d", t.nanos);
+    std::string f = frac;
+    while (f.back() == '0') f.pop_back();
+    out += f;
+  }
+  return out + "Z";
+}
+
+// kube's auditStringSlice: each element %q-quoted, joined by commas.
+std::string QuotedList(const std::vector<std::string>& list) {
+  std::string out;
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (i) out.push_back(',');
+    out += GoQuote(list[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string EventToLegacyLine(const Event& e) {
+  std::string username = "<none>";
+  std::string groups = "<none>";
+  if (!e.user.name.empty()) {
+    username = e.user.name;
+    if (!e.user.groups.empty()) groups = QuotedList(e.user.groups);
+  }
+  std::string asuser = "<self>";
+  std::string asgroups = "<lookup>";
+  if (e.impersonated_user) {
+    asuser = e.impersonated_user->name;
+    if (!e.impersonated_user->groups.empty()) asgroups = QuotedList(e.impersonated_user->groups);
+  }
+  std::string ns = "<none>";
+  if (e.object_ref && !e.object_ref->namespace_.empty()) ns = e.object_ref->namespace_;
+  std::string response = "<deferred>";
+  if (e.response_status) {
+    const json::value* code = e.response_status->if_contains("code");
+    boost::system::error_code ec;
+    int64_t n = code && code->is_number() ? code->to_number<int64_t>(ec) : 0;
+    response = std::to_string(ec ? 0 : n);
+  }
+  std::string ip = e.source_ips.empty() ? "<unknown>" : e.source_ips.front();
+  return Rfc3339Nano(e.request_received) + " AUDIT: id=" + GoQuote(e.audit_id) +
+         " stage=" + GoQuote(StageName(e.stage)) + " ip=" + GoQuote(ip) + " method=" + GoQuote(e.verb) +
+         " user=" + GoQuote(username) + " groups=" + GoQuote(groups) + " as=" + GoQuote(asuser) +
+         " asgroups=" + GoQuote(asgroups) + " user-agent=" + GoQuote(e.user_agent) + " namespace=" + GoQuote(ns) +
+         " uri=" + GoQuote(e.request_uri) + " response=\"" + response + "\"\n";
 }
 
 }  // namespace capstan::audit

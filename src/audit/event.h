@@ -54,6 +54,10 @@ struct Event {
 boost::json::object EventToJson(const Event& e);
 // One JSON line (with the trailing newline), as the log backend writes it.
 std::string EventToJsonLine(const Event& e);
+// kube's legacy line (audit.EventString, --audit-log-format=legacy), with the trailing newline:
+// <requestReceived RFC3339Nano> AUDIT: id="..." stage="..." ip="..." method="..." user="..."
+// groups="..." as="..." asgroups="..." user-agent="..." namespace="..." uri="..." response="<code>".
+std::string EventToLegacyLine(const Event& e);
 
 // kube's utilnet.SourceIPs: the X-Forwarded-For entries, then X-Real-Ip, then the connection's address,
 // each once. `remote_addr` is "ip:port" or "[ipv6]:port".

@@ -1,56 +1,42 @@
-// audit/log_backend.h: the audit log (--audit-log-path and friends): events as JSON lines, one per
-// event, to a file or to standard output ("-").
+// audit/log_backend.h: kube's log backend (--audit-log-path, --audit-log-format): each event as one
+// line of the audit log file, JSON (kube's default) or kube's legacy one-line text form
+// (EventToLegacyLine).
 //
-// The file is created with mode 0600 and rotated the way kube's lumberjack logger does: when a write
-// would take it past maxsize megabytes (100 when 0) it is renamed to <name>-<UTC time
-// 2006-01-02T15-04-05.000><ext> next to it and a new file is started; then backups past maxbackup
-// (the newest are kept; 0 keeps all) and older than maxage days (0 keeps all) are removed.
-// MakeLogBackend wraps the sink in a BufferedBackend, so requests never wait for the disk.
-// Thread-safety: LogFileSink is used by one thread at a time (the buffered backend's).
+// ProcessEvents writes the events one by one, each in one write (so rotation falls between events), on
+// the calling thread; an event that cannot be written is counted in
+// apiserver_audit_error_total{plugin="log"} and makes the outcome false. The modes
+// (audit/buffered_backend.h, audit/blocking_backend.h) decide which thread calls it.
+// Thread-safety: ProcessEvents from any thread (writes are serialized).
 #pragma once
 
-#include <cstdio>
 #include <memory>
+#include <mutex>
 #include <string>
 
-#include "audit/buffered_backend.h"
-#include "util/clock.h"
+#include "audit/backend.h"
+#include "audit/rotating_file.h"
 
 namespace capstan::audit {
 
-struct LogOptions {
-  std::string path;     // "-" for standard output
-  int max_size_mb = 0;  // 0: lumberjack's 100
-  int max_backups = 0;  // 0: keep all
-  int max_age_days = 0; // 0: keep all
-  BufferedOptions buffer{10000, 1, std::chrono::milliseconds(0)};
-};
+enum class LogFormat { kJson, kLegacy };
 
-class LogFileSink : public EventSink {
+class LogBackend : public Backend {
  public:
-  // Opens (creates) the file; a 500-style Status when it cannot.
-  static StatusOr<std::unique_ptr<LogFileSink>> Open(const LogOptions& opts,
-                                                     const Clock& clock = RealClock::Get());
-  ~LogFileSink() override;
-  LogFileSink(const LogFileSink&) = delete;
-  LogFileSink& operator=(const LogFileSink&) = delete;
+  LogBackend(std::unique_ptr<RotatingFile> file, LogFormat format, AuditMetrics* metrics)
+      : file_(std::move(file)), format_(format), metrics_(metrics) {}
+  static StatusOr<std::unique_ptr<LogBackend>> Open(const RotatingFileOptions& opts, LogFormat format,
+                                                    AuditMetrics* metrics);
 
-  Status Write(const std::vector<EventPtr>& batch) override;
-  // Writes raw bytes (rotating first when needed); for tests and Write.
-  Status WriteBytes(const std::string& data);
+  bool ProcessEvents(std::vector<EventPtr> events) override;
+  void Shutdown() override {}
+  std::string Name() const override { return "log"; }
+  RotatingFile& file() { return *file_; }
 
  private:
-  LogFileSink(LogOptions opts, const Clock& clock) : opts_(std::move(opts)), clock_(clock) {}
-  Status OpenFile();
-  Status Rotate();
-  void RemoveOldBackups();
-
-  LogOptions opts_;
-  const Clock& clock_;
-  std::FILE* file_ = nullptr;  // stdout when path is "-"
-  uint64_t size_ = 0;
+  std::mutex mu_;  // one writer at a time (lumberjack's mutex)
+  std::unique_ptr<RotatingFile> file_;
+  const LogFormat format_;
+  AuditMetrics* metrics_;
 };
-
-StatusOr<std::unique_ptr<Backend>> MakeLogBackend(const LogOptions& opts, AuditMetrics* metrics);
 
 }  // namespace capstan::audit

@@ -16,15 +16,27 @@ RequestAuditConfig Sink::Evaluate(const RequestAttributes& attrs) const {
   return rac;
 }
 
-void Recorder::Emit(Stage stage) {
-  if (config_.omit_stages.count(stage) > 0 || !sink_.backend) return;
+std::vector<EventPtr> Recorder::StageEvent(Stage stage) {
+  std::vector<EventPtr> batch;
+  if (config_.omit_stages.count(stage) > 0 || !sink_.backend) return batch;
   auto copy = std::make_shared<Event>(event_);
   copy->stage = stage;
-  copy->stage_timestamp = am::Timestamp::Now();
+  copy->stage_timestamp = stage == Stage::kRequestReceived ? event_.request_received : am::Timestamp::Now();
   if (sink_.metrics) sink_.metrics->events.Inc();
-  std::vector<EventPtr> batch;
   batch.push_back(std::move(copy));
-  sink_.backend->ProcessEvents(std::move(batch));
+  return batch;
+}
+
+Task<bool> Recorder::Emit(Stage stage) {
+  std::vector<EventPtr> batch = StageEvent(stage);
+  if (batch.empty()) co_return true;
+  co_return co_await sink_.backend->ProcessEventsAsync(std::move(batch));
+}
+
+void Recorder::EmitNoWait(Stage stage) {
+  std::vector<EventPtr> batch = StageEvent(stage);
+  if (batch.empty()) return;
+  SpawnThen(sink_.backend->ProcessEventsAsync(std::move(batch)), [](bool) {});
 }
 
 namespace {

@@ -37,10 +37,17 @@ class Recorder {
   Event& event() { return event_; }
   const RequestAuditConfig& config() const { return config_; }
   Level level() const { return config_.level; }
-  // A copy of the event at `stage`, stamped now, to the backend (unless omitted by the policy).
-  void Emit(Stage stage);
+  // A copy of the event at `stage`, stamped now (RequestReceived: with the time the request came), to
+  // the backend, unless omitted by the policy; resumes when the backend took it. False only when a
+  // blocking-strict backend failed to store it.
+  Task<bool> Emit(Stage stage);
+  // The same without waiting (from callbacks that cannot wait): the event is queued in order all the
+  // same, so no mode loses it.
+  void EmitNoWait(Stage stage);
 
  private:
+  std::vector<EventPtr> StageEvent(Stage stage);
+
   const Sink& sink_;
   RequestAuditConfig config_;
   Event event_;

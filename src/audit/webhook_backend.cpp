@@ -1,6 +1,7 @@
 #include "audit/webhook_backend.h"
 
 #include <boost/json.hpp>
+#include <random>
 #include <thread>
 
 #include "apimachinery/json_write.h"
@@ -18,14 +19,18 @@ std::string EventListJson(const std::vector<EventPtr>& batch) {
   return out;
 }
 
-Status WebhookSink::Write(const std::vector<EventPtr>& batch) {
-  std::string body = EventListJson(batch);
-  auto backoff = opts_.initial_backoff;
+Status WebhookBackend::Send(const std::vector<EventPtr>& events) {
+  std::string body = EventListJson(events);
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  std::uniform_real_distribution<double> jitter(0, opts_.backoff_jitter);
+  double backoff = static_cast<double>(opts_.initial_backoff.count());
   Status last;
   for (int attempt = 0; attempt < std::max(1, opts_.max_attempts); ++attempt) {
     if (attempt > 0) {
-      std::this_thread::sleep_for(backoff);  // the backend's own thread, never a request's
-      backoff *= 2;
+      // wait.Backoff.Step: the current duration with jitter, then the next one grows by the factor. On
+      // the mode's own thread, never a request's.
+      std::this_thread::sleep_for(std::chrono::nanoseconds(static_cast<int64_t>(backoff * (1 + jitter(rng)))));
+      backoff *= opts_.backoff_factor;
     }
     http::ClientRequest req;
     req.method = "POST";
@@ -47,11 +52,12 @@ Status WebhookSink::Write(const std::vector<EventPtr>& batch) {
   return last;
 }
 
-std::unique_ptr<Backend> MakeWebhookBackend(std::unique_ptr<http::HttpClient> client, WebhookOptions opts,
-                                            AuditMetrics* metrics) {
-  BufferedOptions buffer = opts.buffer;
-  return std::make_unique<BufferedBackend>("webhook", std::make_unique<WebhookSink>(std::move(client), std::move(opts)),
-                                           buffer, metrics);
+bool WebhookBackend::ProcessEvents(std::vector<EventPtr> events) {
+  if (events.empty()) return true;
+  Status st = Send(events);
+  if (st.ok()) return true;
+  HandlePluginError(metrics_, Name(), st.message(), events.size());
+  return false;
 }
 
 }  // namespace capstan::audit

@@ -3,7 +3,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "audit/blocking_backend.h"
+#include "audit/buffered_backend.h"
 #include "audit/log_backend.h"
+#include "audit/truncate_backend.h"
 #include "audit/webhook_backend.h"
 #include "cmd/kubeconfig.h"
 #include "server/http_client.h"
@@ -21,9 +24,34 @@ StatusOr<std::string> ReadWholeFile(const std::string& path) {
   return ss.str();
 }
 
+// kube's AuditBatchOptions.wrapBackend: the mode around a backend.
+std::unique_ptr<audit::Backend> WithMode(std::unique_ptr<audit::Backend> b, const AuditBackendFlags& f,
+                                         bool async_delegate, audit::AuditMetrics* metrics) {
+  if (f.mode == "blocking-strict") return std::make_unique<audit::BlockingBackend>(std::move(b), true);
+  if (f.mode == "blocking") return std::make_unique<audit::BlockingBackend>(std::move(b), false);
+  audit::BatchConfig c;
+  c.buffer_size = static_cast<size_t>(f.batch_buffer_size);
+  c.max_batch_size = static_cast<size_t>(f.batch_max_size);
+  c.max_batch_wait = f.batch_max_wait;
+  c.throttle_enable = f.batch_throttle_enable;
+  c.throttle_qps = f.batch_throttle_qps;
+  c.throttle_burst = f.batch_throttle_burst;
+  c.async_delegate = async_delegate;
+  return std::make_unique<audit::BufferedBackend>(std::move(b), c, metrics);
+}
+
+// kube's AuditTruncateOptions.wrapBackend.
+std::unique_ptr<audit::Backend> WithTruncate(std::unique_ptr<audit::Backend> b, const AuditBackendFlags& f,
+                                             audit::AuditMetrics* metrics) {
+  if (!f.truncate_enabled) return b;
+  audit::TruncateConfig c{f.truncate_max_event_size, f.truncate_max_batch_size};
+  return std::make_unique<audit::TruncateBackend>(std::move(b), c, metrics);
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<AuditSetup>> AuditSetup::Create(const AuditFlags& f, MetricsRegistry& metrics, Decode decode) {
+  RETURN_IF_ERROR(ValidateAuditFlags(f));
   std::unique_ptr<AuditSetup> s(new AuditSetup());
   server::HttpClientEngineOptions ho;
   ho.user_agent = "capstan-apiserver";
@@ -37,15 +65,18 @@ StatusOr<std::unique_ptr<AuditSetup>> AuditSetup::Create(const AuditFlags& f, Me
   }
   std::vector<std::unique_ptr<audit::Backend>> backends;
   if (!f.log_path.empty()) {
-    audit::LogOptions lo;
+    audit::RotatingFileOptions lo;
     lo.path = f.log_path;
     lo.max_size_mb = f.log_maxsize;
     lo.max_backups = f.log_maxbackup;
     lo.max_age_days = f.log_maxage;
-    lo.buffer.buffer_size = static_cast<size_t>(std::max(1, f.log_batch_buffer_size));
-    auto b = audit::MakeLogBackend(lo, s->metrics_.get());
+    lo.compress = f.log_compress;
+    auto format = f.log_format == "legacy" ? audit::LogFormat::kLegacy : audit::LogFormat::kJson;
+    auto b = audit::LogBackend::Open(lo, format, s->metrics_.get());
     if (!b.ok()) return b.status();
-    backends.push_back(std::move(*b));
+    // kube's order: the mode around the log backend, truncation around both.
+    auto moded = WithMode(std::move(*b), f.log, false, s->metrics_.get());
+    backends.push_back(WithTruncate(std::move(moded), f.log, s->metrics_.get()));
   }
   if (!f.webhook_config_file.empty()) {
     // kube's webhook kubeconfig: the current context's cluster (server, CA) and user (client
@@ -80,11 +111,11 @@ StatusOr<std::unique_ptr<AuditSetup>> AuditSetup::Create(const AuditFlags& f, Me
     audit::WebhookOptions wo;
     wo.url = target->cluster.server;
     wo.bearer_token = target->user.token;
-    wo.initial_backoff = std::chrono::duration_cast<std::chrono::milliseconds>(f.webhook_initial_backoff);
-    wo.buffer.buffer_size = static_cast<size_t>(std::max(1, f.webhook_batch_buffer_size));
-    wo.buffer.max_batch_size = static_cast<size_t>(std::max(1, f.webhook_batch_max_size));
-    wo.buffer.max_wait = std::chrono::duration_cast<std::chrono::milliseconds>(f.webhook_batch_max_wait);
-    backends.push_back(audit::MakeWebhookBackend(std::move(*client), std::move(wo), s->metrics_.get()));
+    wo.initial_backoff = f.webhook_initial_backoff;
+    std::unique_ptr<audit::Backend> hook =
+        std::make_unique<audit::WebhookBackend>(std::move(*client), std::move(wo), s->metrics_.get());
+    auto moded = WithMode(std::move(hook), f.webhook, true, s->metrics_.get());
+    backends.push_back(WithTruncate(std::move(moded), f.webhook, s->metrics_.get()));
   }
   if (backends.size() == 1) {
     s->backend_ = std::move(backends[0]);
@@ -93,6 +124,7 @@ StatusOr<std::unique_ptr<AuditSetup>> AuditSetup::Create(const AuditFlags& f, Me
   }
   if (s->policy_ && !s->backend_) LogWarn("an audit policy is set but no audit backend: no events will be recorded");
   if (!s->policy_ && s->backend_) LogInfo("no audit policy file provided, no events will be recorded");
+  if (s->policy_ && s->backend_) LogInfo("using audit backend", {{"backend", s->backend_->Name()}});
   return s;
 }
 

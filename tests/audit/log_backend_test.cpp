@@ -1,162 +1,84 @@
 #include "audit/log_backend.h"
 
 #include <gtest/gtest.h>
-#include <sys/stat.h>
 
-#include <filesystem>
 #include <fstream>
-#include <sstream>
 
-#include "util/clock.h"
+#include "audit_test_util.h"
 
 namespace capstan::audit {
 namespace {
 
-namespace fs = std::filesystem;
+using testing::MakeEvent;
+using testing::TempDir;
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/capstan-audit-XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-std::vector<std::string> Files(const std::string& dir) {
+std::vector<std::string> Lines(const std::string& path) {
+  std::ifstream in(path);
   std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
-  std::sort(out.begin(), out.end());
+  std::string l;
+  while (std::getline(in, l)) out.push_back(l);
   return out;
 }
 
-EventPtr MakeEvent(const std::string& id) {
-  auto e = std::make_shared<Event>();
-  e->level = Level::kMetadata;
-  e->audit_id = id;
-  e->stage = Stage::kResponseComplete;
-  e->verb = "get";
-  return e;
-}
-
-TEST(LogBackendTest, WritesOneJsonLinePerEventWithMode0600) {
+TEST(LogBackendTest, WritesOneJsonLinePerEvent) {
   TempDir dir;
-  LogOptions opts;
+  RotatingFileOptions opts;
   opts.path = dir.path() + "/audit.log";
-  AuditMetrics* no_metrics = nullptr;
-  auto backend = MakeLogBackend(opts, no_metrics);
-  ASSERT_TRUE(backend.ok()) << backend.status().message();
-  (*backend)->ProcessEvents({MakeEvent("a"), MakeEvent("b")});
-  (*backend)->Shutdown();
-  std::ifstream in(opts.path);
-  std::string l1, l2, l3;
-  std::getline(in, l1);
-  std::getline(in, l2);
-  EXPECT_FALSE(std::getline(in, l3));
-  EXPECT_NE(l1.find("\"auditID\":\"a\""), std::string::npos) << l1;
-  EXPECT_NE(l2.find("\"auditID\":\"b\""), std::string::npos) << l2;
-  struct stat st {};
-  ASSERT_EQ(::stat(opts.path.c_str(), &st), 0);
-  EXPECT_EQ(st.st_mode & 0777, 0600);
+  auto b = LogBackend::Open(opts, LogFormat::kJson, nullptr);
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_TRUE((*b)->ProcessEvents({MakeEvent("a"), MakeEvent("b")}));
+  auto lines = Lines(opts.path);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_NE(lines[0].find("\"auditID\":\"a\""), std::string::npos) << lines[0];
+  EXPECT_NE(lines[1].find("\"auditID\":\"b\""), std::string::npos) << lines[1];
 }
 
-TEST(LogBackendTest, RotatesAtMaxSizeAndKeepsMaxBackups) {
+TEST(LogBackendTest, LegacyFormatIsKubesOneLineText) {
   TempDir dir;
-  FakeClock clock;
-  LogOptions opts;
+  RotatingFileOptions opts;
   opts.path = dir.path() + "/audit.log";
-  opts.max_size_mb = 1;
-  opts.max_backups = 2;
-  auto sink = LogFileSink::Open(opts, clock);
-  ASSERT_TRUE(sink.ok());
-  std::string chunk(600 * 1024, 'x');
-  chunk.back() = '\n';
-  for (int i = 0; i < 5; ++i) {
-    ASSERT_TRUE((*sink)->WriteBytes(chunk).ok());
-    clock.Advance(std::chrono::seconds(1));
-  }
-  // 5 chunks of 600 KiB in 1 MiB files: one chunk per file, four rotations, two backups kept.
-  auto files = Files(dir.path());
-  ASSERT_EQ(files.size(), 3u) << ::testing::PrintToString(files);
-  EXPECT_EQ(files[2], "audit.log");
-  EXPECT_EQ(files[0], "audit-2023-11-14T22-13-23.000.log");
-  EXPECT_EQ(files[1], "audit-2023-11-14T22-13-24.000.log");
-  EXPECT_EQ(fs::file_size(opts.path), chunk.size());
+  auto b = LogBackend::Open(opts, LogFormat::kLegacy, nullptr);
+  ASSERT_TRUE(b.ok());
+  auto e = std::make_shared<Event>(*MakeEvent("id-1"));
+  e->request_received = apimachinery::Timestamp{1700000000, 123456000};
+  e->user.name = "alice";
+  e->user.groups = {"devs", "system:authenticated"};
+  e->source_ips = {"10.0.0.1", "127.0.0.1"};
+  e->user_agent = "kubectl/v1.32.0";
+  e->request_uri = "/api/v1/namespaces/default/pods?limit=500";
+  e->object_ref = ObjectReference{};
+  e->object_ref->namespace_ = "default";
+  e->response_status = boost::json::object{{"code", 200}};
+  EXPECT_TRUE((*b)->ProcessEvents({e}));
+  auto lines = Lines(opts.path);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0],
+            "2023-11-14T22:13:20.123456Z AUDIT: id=\"id-1\" stage=\"ResponseComplete\" ip=\"10.0.0.1\" "
+            "method=\"get\" user=\"alice\" groups=\"\\\"devs\\\",\\\"system:authenticated\\\"\" as=\"<self>\" "
+            "asgroups=\"<lookup>\" user-agent=\"kubectl/v1.32.0\" namespace=\"default\" "
+            "uri=\"/api/v1/namespaces/default/pods?limit=500\" response=\"200\"");
 }
 
-TEST(LogBackendTest, MaxAgeRemovesOldBackups) {
-  TempDir dir;
-  FakeClock clock;
-  LogOptions opts;
-  opts.path = dir.path() + "/audit.log";
-  opts.max_size_mb = 1;
-  opts.max_age_days = 1;
-  auto sink = LogFileSink::Open(opts, clock);
-  ASSERT_TRUE(sink.ok());
-  std::string chunk(700 * 1024, 'x');
-  ASSERT_TRUE((*sink)->WriteBytes(chunk).ok());
-  ASSERT_TRUE((*sink)->WriteBytes(chunk).ok());  // rotation 1 at day 0
-  clock.Advance(std::chrono::hours(50));
-  ASSERT_TRUE((*sink)->WriteBytes(chunk).ok());  // rotation 2 at day 2: the first backup is too old
-  auto files = Files(dir.path());
-  ASSERT_EQ(files.size(), 2u) << ::testing::PrintToString(files);
-  EXPECT_EQ(files[0], "audit-2023-11-17T00-13-20.000.log");
+TEST(LogBackendTest, LegacyFormatPlaceholders) {
+  Event e;
+  e.request_received = apimachinery::Timestamp{1700000000, 0};
+  e.stage = Stage::kRequestReceived;
+  e.impersonated_user = UserInfo{"bob", "", {}, {}};
+  EXPECT_EQ(EventToLegacyLine(e),
+            "2023-11-14T22:13:20Z AUDIT: id=\"\" stage=\"RequestReceived\" ip=\"<unknown>\" method=\"\" "
+            "user=\"<none>\" groups=\"<none>\" as=\"bob\" asgroups=\"<lookup>\" user-agent=\"\" "
+            "namespace=\"<none>\" uri=\"\" response=\"<deferred>\"\n");
 }
 
-class FailingSink : public EventSink {
- public:
-  Status Write(const std::vector<EventPtr>&) override { return Status(500, "InternalError", "disk on fire"); }
-};
-
-class BlockingSink : public EventSink {
- public:
-  Status Write(const std::vector<EventPtr>& batch) override {
-    std::unique_lock lock(mu);
-    cv.wait(lock, [&] { return released; });
-    written += batch.size();
-    return Status();
-  }
-  void Release() {
-    std::lock_guard lock(mu);
-    released = true;
-    cv.notify_all();
-  }
-  std::mutex mu;
-  std::condition_variable cv;
-  bool released = false;
-  size_t written = 0;
-};
-
-TEST(BufferedBackendTest, FullBufferDropsAndCountsWithoutBlocking) {
+TEST(LogBackendTest, AFailedWriteIsCountedAndReported) {
   MetricsRegistry reg;
   AuditMetrics metrics(reg);
-  auto sink = std::make_unique<BlockingSink>();
-  BlockingSink* s = sink.get();
-  BufferedBackend b("log", std::move(sink), BufferedOptions{3, 1, std::chrono::milliseconds(0)}, &metrics);
-  // The writer thread holds at most one event in the blocked sink; 3 wait in the buffer; the rest drop.
-  for (int i = 0; i < 10; ++i) b.ProcessEvents({MakeEvent(std::to_string(i))});
-  uint64_t dropped = b.dropped();
-  EXPECT_GE(dropped, 6u);
-  EXPECT_LE(dropped, 7u);
-  EXPECT_EQ(metrics.errors.Find({"log"})->Value(), static_cast<double>(dropped));
-  s->Release();
-  b.Shutdown();
-  EXPECT_EQ(s->written + dropped, 10u);
-}
-
-TEST(BufferedBackendTest, SinkErrorsAreCountedAsDropped) {
-  MetricsRegistry reg;
-  AuditMetrics metrics(reg);
-  BufferedBackend b("webhook", std::make_unique<FailingSink>(), BufferedOptions{100, 10, std::chrono::milliseconds(1)},
-                    &metrics);
-  b.ProcessEvents({MakeEvent("a"), MakeEvent("b")});
-  b.Flush();
-  EXPECT_EQ(b.dropped(), 2u);
-  EXPECT_EQ(metrics.errors.Find({"webhook"})->Value(), 2.0);
+  RotatingFileOptions opts;
+  opts.path = "/dev/full";
+  auto b = LogBackend::Open(opts, LogFormat::kJson, &metrics);
+  ASSERT_TRUE(b.ok());
+  EXPECT_FALSE((*b)->ProcessEvents({MakeEvent("a"), MakeEvent("b")}));
+  EXPECT_EQ(metrics.errors.Find({"log"})->Value(), 2.0);
 }
 
 }  // namespace

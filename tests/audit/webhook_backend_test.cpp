@@ -37,17 +37,16 @@ WebhookOptions Options() {
   o.url = "https://audit.example/events";
   o.bearer_token = "t0ken";
   o.initial_backoff = std::chrono::milliseconds(1);
-  o.max_attempts = 3;
   return o;
 }
 
-TEST(WebhookSinkTest, PostsAnEventListAndRetries) {
+TEST(WebhookBackendTest, PostsAnEventListAndRetries) {
   auto client = std::make_unique<FakeClient>();
   FakeClient* c = client.get();
-  c->failures = 2;
-  WebhookSink sink(std::move(client), Options());
-  ASSERT_TRUE(sink.Write({MakeEvent("a"), MakeEvent("b")}).ok());
-  ASSERT_EQ(c->requests.size(), 3u);
+  c->failures = 4;
+  WebhookBackend backend(std::move(client), Options(), nullptr);
+  ASSERT_TRUE(backend.ProcessEvents({MakeEvent("a"), MakeEvent("b")}));
+  ASSERT_EQ(c->requests.size(), 5u);  // kube's five tries
   const auto& req = c->requests.back();
   EXPECT_EQ(req.method, "POST");
   EXPECT_EQ(req.url, "https://audit.example/events");
@@ -59,19 +58,16 @@ TEST(WebhookSinkTest, PostsAnEventListAndRetries) {
   EXPECT_EQ(list["items"].as_array()[1].as_object()["auditID"].as_string(), "b");
 }
 
-TEST(WebhookSinkTest, GivesUpAfterMaxAttemptsAndTheBatchIsCountedAsDropped) {
+TEST(WebhookBackendTest, GivesUpAfterFiveTriesAndTheEventsAreCounted) {
   MetricsRegistry reg;
   AuditMetrics metrics(reg);
   auto client = std::make_unique<FakeClient>();
   FakeClient* c = client.get();
   c->status = 500;
-  auto opts = Options();
-  opts.buffer = BufferedOptions{100, 10, std::chrono::milliseconds(1)};
-  auto backend = MakeWebhookBackend(std::move(client), opts, &metrics);
-  backend->ProcessEvents({MakeEvent("x")});
-  backend->Shutdown();
-  EXPECT_EQ(c->requests.size(), 3u);
-  EXPECT_EQ(metrics.errors.Find({"webhook"})->Value(), 1.0);
+  WebhookBackend backend(std::move(client), Options(), &metrics);
+  EXPECT_FALSE(backend.ProcessEvents({MakeEvent("x"), MakeEvent("y")}));
+  EXPECT_EQ(c->requests.size(), 5u);
+  EXPECT_EQ(metrics.errors.Find({"webhook"})->Value(), 2.0);
 }
 
 }  // namespace

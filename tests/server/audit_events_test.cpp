@@ -22,9 +22,11 @@ using capstan::testing::MakeContext;
 
 class RecordingBackend : public Backend {
  public:
-  void ProcessEvents(std::vector<EventPtr> events) override {
+  bool ProcessEvents(std::vector<EventPtr> events) override {
     for (auto& e : events) this->events.push_back(e);
+    return !fail;
   }
+  bool fail = false;
   void Shutdown() override {}
   std::string Name() const override { return "recording"; }
   std::vector<EventPtr> events;
@@ -132,6 +134,37 @@ TEST(AuditFilterTest, StatusResponsesAreCopiedIntoResponseStatus) {
   ASSERT_EQ(f.backend.events.size(), 2u);
   EXPECT_EQ(boost::json::serialize(*f.backend.events[1]->response_status),
             R"({"metadata":{},"status":"Failure","message":"configmaps \"nope\" not found","reason":"NotFound","details":{"name":"nope","kind":"configmaps"},"code":404})");
+}
+
+// blocking-strict: a RequestReceived event the backend could not store fails the request before the
+// handler runs, with kube's plain-text InternalError; the other stages' failures do not matter.
+TEST(AuditFilterTest, AFailedRequestReceivedWriteFailsTheRequest) {
+  Fixture f(Level::kMetadata);
+  f.backend.fail = true;
+  FakeResponseWriter w;
+  auto ctx = Ctx("GET", "/api/v1/namespaces/default/configmaps?a=<b>&c", w);
+  bool called = false;
+  http::Handler next = [&called](http::RequestContext& ctx) -> Task<void> {
+    called = true;
+    co_await ctx.writer->Respond(http::HttpResponse{});
+  };
+  SyncWait(WithAuditEvents(next, f.cfg)(*ctx));
+  EXPECT_FALSE(called);
+  EXPECT_EQ(w.status(), 500);
+  EXPECT_EQ(w.body,
+            "Internal Server Error: \"/api/v1/namespaces/default/configmaps?a=&lt;b&gt;&amp;c\": failed to store audit "
+            "event\n");
+  EXPECT_EQ(f.metrics.rejected.Value(), 1.0);
+  ASSERT_EQ(f.backend.events.size(), 1u);  // the RequestReceived attempt only
+
+  Fixture omitted(Level::kNone, "apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\n"
+                                "rules:\n- level: Metadata\n");
+  omitted.backend.fail = true;
+  FakeResponseWriter w2;
+  auto ctx2 = Ctx("GET", "/api/v1/namespaces", w2);
+  SyncWait(WithAuditEvents(Json(200, "{}"), omitted.cfg)(*ctx2));
+  EXPECT_EQ(w2.status(), 200);  // nothing at RequestReceived to fail; ResponseComplete failures are only counted
+  EXPECT_EQ(omitted.metrics.rejected.Value(), 0.0);
 }
 
 TEST(AuditFilterTest, NoneLevelRecordsNothing) {

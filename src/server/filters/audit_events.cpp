@@ -8,6 +8,7 @@
 #include "audit/recorder.h"
 #include "server/filters/filters.h"
 #include "server/http/forwarding_writer.h"
+#include "server/http/responses.h"
 #include "server/http/request_info.h"
 #include "util/strings.h"
 
@@ -151,6 +152,23 @@ void RecordRequestBody(audit::Recorder& rec, const AuditConfig& cfg, const http:
   }
 }
 
+// responsewriters' sanitizer: kube escapes these in its plain-text errors.
+std::string SanitizeHtml(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '&') {
+      out += "&amp;";
+    } else if (c == '<') {
+      out += "&lt;";
+    } else if (c == '>') {
+      out += "&gt;";
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
 bool HasBasicAuth(std::string_view auth) {
   constexpr std::string_view kPrefix = "basic ";
   if (auth.size() < kPrefix.size()) return false;
@@ -204,7 +222,7 @@ Handler WithFailedAuthenticationAudit(Handler failed, AuditConfig cfg) {
     const std::string message = FailedAuthenticationMessage(ctx.request);
     AuditResponseWriter w(*ctx.writer, false, 0, [&rec, &message](int code) {
       rec.event().response_status = audit::CodeStatus(code, message);
-      rec.Emit(audit::Stage::kResponseStarted);
+      rec.EmitNoWait(audit::Stage::kResponseStarted);
     });
     http::ScopedWriter installed(ctx, w);
     co_await failed(ctx);
@@ -221,14 +239,21 @@ Handler WithAuditEvents(Handler next, AuditConfig cfg) {
     }
     audit::Event& ev = rec.event();
     FillRequestFields(ev, ctx);
-    rec.Emit(audit::Stage::kRequestReceived);
+    if (!co_await rec.Emit(audit::Stage::kRequestReceived)) {
+      // blocking-strict: kube answers InternalError rather than serve a request it could not audit.
+      if (cfg.sink.metrics) cfg.sink.metrics->rejected.Inc();
+      co_await http::RespondText(
+          ctx, SanitizeHtml("Internal Server Error: " + GoQuote(ctx.request.target) + ": failed to store audit event") + "\n",
+          500);
+      co_return;
+    }
 
     const bool long_running = ctx.info.long_running;
     AuditResponseWriter w(*ctx.writer, rec.level() >= audit::Level::kRequestResponse, cfg.max_response_capture_bytes,
                           [&rec, long_running](int code) {
                             if (!long_running) return;
                             rec.event().response_status = audit::CodeStatus(code);
-                            rec.Emit(audit::Stage::kResponseStarted);
+                            rec.EmitNoWait(audit::Stage::kResponseStarted);
                           });
     // kube records the Panic stage and lets the panic go on to the recovery filter: so does this.
     std::exception_ptr panic;
@@ -263,7 +288,7 @@ Handler WithAuditEvents(Handler next, AuditConfig cfg) {
       } catch (...) {
       }
       ev.response_status = audit::PanicStatus(what);
-      rec.Emit(audit::Stage::kPanic);
+      co_await rec.Emit(audit::Stage::kPanic);
       std::rethrow_exception(panic);
     }
 
@@ -275,7 +300,7 @@ Handler WithAuditEvents(Handler next, AuditConfig cfg) {
       if (rec.config().omit_managed_fields) audit::DropManagedFields(*response);
       ev.response_object = std::move(*response);
     }
-    rec.Emit(audit::Stage::kResponseComplete);
+    co_await rec.Emit(audit::Stage::kResponseComplete);
   };
 }
 
