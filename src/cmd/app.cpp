@@ -82,6 +82,9 @@ struct App::State {
   // stays passed (caches created later, for a new CRD or a lazily used resource, must not flip readiness).
   std::atomic<bool> storage_ready{false};
 
+  // The built-in kinds' protobuf codec (bodies, responses, storage values): it outlives the storage
+  // and the watch caches that decode with it.
+  std::unique_ptr<const apimachinery::ProtobufCodec> protobuf;
   std::unique_ptr<storage::Backend> backend;
   // Encryption at rest, health checks and the etcd compactor for `backend`; destroyed before it.
   std::unique_ptr<StorageSetup> storage;
@@ -99,7 +102,6 @@ struct App::State {
   std::shared_ptr<api::core::ComponentStatusSources> component_statuses =
       std::make_shared<api::core::ComponentStatusSources>();
   std::unique_ptr<endpoints::OpenApiHandler> openapi;
-  std::unique_ptr<const apimachinery::ProtobufCodec> protobuf;
   std::unique_ptr<admission::Chain> admission;
   // Auditing (--audit-*) and the per-request scopes admission reports warnings and annotations to.
   std::unique_ptr<AuditSetup> audit;
@@ -261,12 +263,12 @@ Status App::State::BuildSecurity(const Pki& pki) {
 Status App::State::OpenStorage() {
   State& s = *this;
   const Options& o = s.opts;
-  auto storage_setup = StorageSetup::Open(o, s.metrics);
+  auto storage_setup = StorageSetup::Open(o, s.metrics, s.protobuf.get());
   if (!storage_setup.ok()) return storage_setup.status();
   s.storage = std::move(*storage_setup);
   s.backend = s.storage->TakeBackend();
   s.storage->StartCompactor(*s.backend);
-  auto objects = std::make_unique<storage::BackendObjectStore>(*s.backend, s.storage->transformer());
+  auto objects = std::make_unique<storage::BackendObjectStore>(*s.backend, s.storage->transformer(), s.storage->codec());
   objects->set_lease_reuse_duration_seconds(o.lease_reuse_duration_seconds);
   s.objects = std::move(objects);
   storage::WatchCacheFlags wc;
@@ -289,6 +291,10 @@ Status App::State::LoadBuiltinSchemas() {
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - schemas_start).count();
     LogInfo("built-in schemas loaded", {{"definitions", static_cast<uint64_t>(s.schemas->size())}, {"ms", ms}});
   }
+  // The protobuf codec: bodies and responses, and kube's storage format.
+  auto codec = apimachinery::ProtobufCodec::Create(*s.schemas);
+  if (!codec.ok()) return codec.status();
+  s.protobuf = std::move(*codec);
   return Status();
 }
 
@@ -446,6 +452,7 @@ Status App::State::InstallApi() {
             {{"groupVersions", Join(missing, ",")}});
   }
   s.storage->RegisterResources(s.apis);
+  RETURN_IF_ERROR(s.storage->MoveLegacyKeys(*s.objects));
   RETURN_IF_ERROR(EnsureSystemNamespaces(s.apis));
   // The bootstrap RBAC policy (kube's rbac/bootstrap-roles hook) and the authorizers' informers.
   RETURN_IF_ERROR(s.authorization->Start());
@@ -471,9 +478,6 @@ Status App::State::InstallApi() {
   endpoints::HandlerLimits limits;
   limits.max_body_bytes = static_cast<size_t>(o.max_request_body_bytes);
   limits.min_request_timeout_seconds = o.min_request_timeout;
-  auto codec = apimachinery::ProtobufCodec::Create(*s.schemas);
-  if (!codec.ok()) return codec.status();
-  s.protobuf = std::move(*codec);
   limits.protobuf = s.protobuf.get();
   s.api_handler = std::make_unique<endpoints::ApiHandler>(s.apis, limits);
   return Status();
@@ -766,8 +770,8 @@ Status App::Start() {
   }
   ASSIGN_OR_RETURN(Pki pki, PrepareDataDir(o));
   RETURN_IF_ERROR(s.BuildSecurity(pki));
-  RETURN_IF_ERROR(s.OpenStorage());
   RETURN_IF_ERROR(s.LoadBuiltinSchemas());
+  RETURN_IF_ERROR(s.OpenStorage());
   RETURN_IF_ERROR(s.BuildAudit());
   RETURN_IF_ERROR(s.BuildAdmission());
   RETURN_IF_ERROR(s.InstallApi());

@@ -10,6 +10,7 @@
 #include "controllers/selection.h"
 #include "cmd/version.h"
 #include "storage/cacher/cacher_factory.h"
+#include "storage/storage_codec.h"
 #include "util/duration.h"
 #include "util/strings.h"
 
@@ -249,6 +250,15 @@ const std::map<std::string, Setter>& Setters() {
        [](Options& o, const std::string& v) { o.admission_control_config_file = v; return Status(); }},
       {"etcd-servers", [](Options& o, const std::string& v) { o.etcd_servers = SplitList(v); return Status(); }},
       {"etcd-prefix", [](Options& o, const std::string& v) { o.etcd_prefix = v; return Status(); }},
+      {"storage-media-type",
+       [](Options& o, const std::string& v) {
+         if (!v.empty()) {
+           auto t = storage::ParseStorageMediaType(v);
+           if (!t.ok()) return t.status();
+         }
+         o.storage_media_type = v;
+         return Status();
+       }},
       {"etcd-cafile", [](Options& o, const std::string& v) { o.etcd_cafile = v; return Status(); }},
       {"etcd-certfile", [](Options& o, const std::string& v) { o.etcd_certfile = v; return Status(); }},
       {"etcd-keyfile", [](Options& o, const std::string& v) { o.etcd_keyfile = v; return Status(); }},

@@ -84,6 +84,8 @@ struct Options {
   // Storage.
   std::vector<std::string> etcd_servers;
   std::string etcd_prefix = "/registry";
+  // --storage-media-type: how built-in kinds are written (storage/storage_codec.h).
+  std::string storage_media_type = "application/vnd.kubernetes.protobuf";
   std::string etcd_cafile;
   std::string etcd_certfile;
   std::string etcd_keyfile;

@@ -29,9 +29,14 @@ std::string HealthKey(const std::string& prefix) {
 
 StorageSetup::~StorageSetup() = default;
 
-StatusOr<std::unique_ptr<StorageSetup>> StorageSetup::Open(const Options& o, MetricsRegistry& metrics) {
+StatusOr<std::unique_ptr<StorageSetup>> StorageSetup::Open(const Options& o, MetricsRegistry& metrics,
+                                                           const apimachinery::ProtobufCodec* protobuf) {
   std::unique_ptr<StorageSetup> s(new StorageSetup());
   s->options_ = o;
+  auto media_type = storage::ParseStorageMediaType(o.storage_media_type.empty() ? "application/vnd.kubernetes.protobuf"
+                                                                                : o.storage_media_type);
+  if (!media_type.ok()) return media_type.status();
+  s->codec_ = std::make_unique<storage::StorageCodec>(*media_type, protobuf);
   if (!o.encryption_provider_config.empty()) {
     auto t = storage::transformers::LoadResourceTransformers(o.encryption_provider_config, o.etcd_prefix);
     if (!t.ok()) return Status(400, "BadRequest", t.status().message());
@@ -121,16 +126,56 @@ std::function<bool()> StorageSetup::WatchProgressReliable(storage::Backend& back
   return [etcd] { return storage::etcd3::ReliableProgressVersion(etcd->ServerVersion()); };
 }
 
+Status StorageSetup::MoveLegacyKeys(storage::ObjectStore& objects) {
+  struct Move {
+    const char* from;
+    const char* to;
+    bool namespaced;
+  };
+  for (const Move& m : {Move{"/ingresses", "/ingress", true},
+                        Move{"/apiservices", "/apiregistration.k8s.io/apiservices", false}}) {
+    const std::string from = options_.etcd_prefix + m.from;
+    const std::string to = options_.etcd_prefix + m.to;
+    auto list = SyncWait(objects.GetList(from, {}));
+    if (!list.ok()) return list.status();
+    for (auto& item : list->items) {
+      const auto& md = item["metadata"].as_object();
+      std::string tail;
+      if (m.namespaced) tail = "/" + std::string(md.at("namespace").as_string());
+      tail += "/" + std::string(md.at("name").as_string());
+      item["metadata"].as_object().erase("resourceVersion");
+      auto created = SyncWait(objects.Create(to + tail, item, 0));
+      if (!created.ok() && !created.status().IsStorage(StorageCode::kKeyExists)) return created.status();
+      auto deleted = SyncWait(objects.Delete(from + tail, {}, nullptr));
+      if (!deleted.ok() && !deleted.status().IsStorage(StorageCode::kKeyNotFound)) return deleted.status();
+      LogInfo("object moved to kube's key", {{"from", from + tail}, {"to", to + tail}});
+    }
+  }
+  return Status();
+}
+
 void StorageSetup::RegisterResources(const endpoints::ApiRegistry& apis) {
-  if (!transformers_) return;
   auto snap = apis.Snapshot();
   for (const auto& [gv, entry] : snap->versions) {
     for (const auto& [name, r] : entry.resources) {
       if (!r.info.subresource.empty()) continue;
       if (const auto* store = dynamic_cast<const registry::Store*>(r.storage.get())) {
-        transformers_->RegisterResource(store->config().key_root, r.info.group, r.info.resource);
+        if (transformers_) transformers_->RegisterResource(store->config().key_root, r.info.group, r.info.resource);
+        // kube's apiextensions and aggregator servers store CRDs and APIServices with a JSON codec
+        // (LegacyCodec) whatever --storage-media-type says.
+        const bool json_only = r.info.group == "apiextensions.k8s.io" || r.info.group == "apiregistration.k8s.io";
+        if (auto gvk = store->StorageVersion(); gvk && codec_ && !json_only) {
+          codec_->RegisterResource(store->config().key_root, *gvk);
+        }
       }
     }
+  }
+  // Keys no served resource owns, in kube's kinds: the service IP and node port allocators' bitmaps,
+  // and the API servers' endpoint leases (kube's lease endpoint reconciler).
+  if (codec_) {
+    codec_->RegisterResource(options_.etcd_prefix + "/ranges/serviceips", {"", "v1", "RangeAllocation"});
+    codec_->RegisterResource(options_.etcd_prefix + "/ranges/servicenodeports", {"", "v1", "RangeAllocation"});
+    codec_->RegisterResource(options_.etcd_prefix + "/masterleases", {"", "v1", "Endpoints"});
   }
 }
 

@@ -1,6 +1,7 @@
 // cmd/storage_setup.h: the storage a Capstan process runs on, from its flags: the embedded store in
 // --data-dir, or an etcd cluster with --etcd-servers; plus encryption at rest
-// (--encryption-provider-config) and the storage health checks.
+// (--encryption-provider-config), the storage format (--storage-media-type, storage/storage_codec.h)
+// and the storage health checks.
 //
 // With etcd: the health client is made in the background as kube-apiserver makes it
 // (storage/etcd3/health_check.h), and start-up waits for it for at most
@@ -25,9 +26,14 @@
 #include "endpoints/api_registry.h"
 #include "server/healthz.h"
 #include "storage/backend.h"
+#include "storage/object_store.h"
+#include "storage/storage_codec.h"
 #include "storage/transformer.h"
 #include "util/metrics.h"
 
+namespace capstan::apimachinery {
+class ProtobufCodec;
+}
 namespace capstan::storage::etcd3 {
 class EtcdHealth;
 class Compactor;
@@ -40,7 +46,10 @@ namespace capstan::cmd {
 
 class StorageSetup {
  public:
-  static StatusOr<std::unique_ptr<StorageSetup>> Open(const Options& options, MetricsRegistry& metrics);
+  // `protobuf` (the built-in kinds' codec) must outlive the setup; it reads and writes kube's
+  // protobuf values.
+  static StatusOr<std::unique_ptr<StorageSetup>> Open(const Options& options, MetricsRegistry& metrics,
+                                                      const apimachinery::ProtobufCodec* protobuf);
   ~StorageSetup();
 
   // The backend, for the caller to own (it must outlive the compactor and transformer users: the
@@ -48,6 +57,8 @@ class StorageSetup {
   std::unique_ptr<storage::Backend> TakeBackend() { return std::move(backend_); }
   // null when every value is stored as it is (no --encryption-provider-config).
   const storage::Transformer* transformer() const;
+  // How values are encoded (kube's storage format for each registered built-in resource).
+  const storage::StorageCodec* codec() const { return codec_.get(); }
   // Starts the compactor on `backend` (etcd only).
   void StartCompactor(storage::Backend& backend);
   void AddHealthChecks(server::HealthChecks& health, storage::Backend& backend);
@@ -60,7 +71,12 @@ class StorageSetup {
   // older etcd the watch cache sends consistent reads to etcd instead of waiting for freshness it
   // cannot prove. The function reads the version each call (a rolling upgrade turns it on).
   std::function<bool()> WatchProgressReliable(storage::Backend& backend) const;
-  // Tells the encryption transformer which group/resource each served resource's key root holds.
+  // Moves objects from keys earlier Capstan releases used to kube's keys (ingresses to
+  // <prefix>/ingress, APIServices to <prefix>/apiregistration.k8s.io/apiservices), so an existing
+  // data dir keeps its objects. Runs once at start, before anything is served.
+  Status MoveLegacyKeys(storage::ObjectStore& objects);
+  // Tells the encryption transformer which group/resource each served resource's key root holds, and
+  // the codec which built-in kind (its storage version) is stored there.
   void RegisterResources(const endpoints::ApiRegistry& apis);
 
  private:
@@ -73,6 +89,7 @@ class StorageSetup {
   std::vector<std::unique_ptr<storage::etcd3::EtcdHealth>> member_health_;
   std::unique_ptr<storage::etcd3::Compactor> compactor_;
   std::unique_ptr<storage::transformers::ResourceTransformers> transformers_;
+  std::unique_ptr<storage::StorageCodec> codec_;
 };
 
 }  // namespace capstan::cmd

@@ -130,32 +130,34 @@ void SetResourceVersion(Object& obj, int64_t revision) {
   md.get_object()["resourceVersion"] = std::to_string(revision);
 }
 
-BackendObjectStore::BackendObjectStore(Backend& backend, const Transformer* transformer)
-    : backend_(backend), transformer_(transformer ? transformer : &identity_) {}
+BackendObjectStore::BackendObjectStore(Backend& backend, const Transformer* transformer, const StorageCodec* codec)
+    : backend_(backend), transformer_(transformer ? transformer : &identity_), codec_(codec ? codec : &json_codec_) {}
+
+StatusOr<std::string> BackendObjectStore::EncodePlain(Object& obj, const std::string& key) const {
+  if (auto* md = obj.if_contains("metadata"); md && md->is_object()) md->get_object().stable_erase("resourceVersion");
+  return codec_->Encode(obj, key);
+}
 
 StatusOr<std::string> BackendObjectStore::Encode(Object obj, const std::string& key) const {
-  if (auto* md = obj.if_contains("metadata"); md && md->is_object()) md->get_object().stable_erase("resourceVersion");
-  std::string text = json::serialize(obj);
-  // Never acknowledge bytes that Decode would refuse (see json_stored.h: fields the server adds can
-  // nest deeper than the body did).
-  if (am::JsonDepth(text) > am::kJsonMaxDepth) {
-    return Status(400, "BadRequest", "the object nests more than " + std::to_string(am::kJsonMaxDepth) +
-                                         " levels deep (with the fields the server adds) and cannot be stored");
-  }
-  return transformer_->ToStorage(std::move(text), key);
+  auto plain = EncodePlain(obj, key);
+  if (!plain.ok()) return plain.TakeStatus();
+  return transformer_->ToStorage(*plain, key);
 }
 
 StatusOr<Object> BackendObjectStore::Decode(std::string_view stored, const std::string& key, int64_t revision) const {
-  bool stale = false;
-  auto plain = transformer_->FromStorage(stored, key, &stale);
+  return DecodeKeepingPlain(stored, key, revision, nullptr, nullptr);
+}
+
+StatusOr<Object> BackendObjectStore::DecodeKeepingPlain(std::string_view stored, const std::string& key,
+                                                        int64_t revision, std::string* plain_out, bool* stale) const {
+  bool was_stale = false;
+  auto plain = transformer_->FromStorage(stored, key, &was_stale);
   if (!plain.ok()) return plain.TakeStatus();
-  auto v = am::ParseStoredJson(*plain);
-  if (!v.ok() || !v->is_object()) {
-    return Status(500, "InternalError", "unable to decode stored object at " + key + ": " +
-                                            (v.ok() ? std::string("not a JSON object") : v.status().message()));
-  }
-  Object obj = std::move(v->get_object());
-  SetResourceVersion(obj, revision);
+  auto obj = codec_->Decode(*plain, key);
+  if (!obj.ok()) return obj.TakeStatus();
+  SetResourceVersion(*obj, revision);
+  if (stale) *stale = was_stale;
+  if (plain_out) *plain_out = std::move(*plain);
   return obj;
 }
 
@@ -340,9 +342,10 @@ Task<StatusOr<Object>> BackendObjectStore::GuaranteedUpdate(const std::string& k
     std::optional<Object> existing;
     int64_t existing_rev = 0;
     std::string existing_plain;
+    bool existing_stale = false;
     if (!cur->kvs.empty()) {
       existing_rev = cur->kvs[0].mod_revision;
-      auto obj = Decode(cur->kvs[0].value, key, existing_rev);
+      auto obj = DecodeKeepingPlain(cur->kvs[0].value, key, existing_rev, &existing_plain, &existing_stale);
       if (!obj.ok()) co_return obj.TakeStatus();
       existing = std::move(*obj);
       CO_RETURN_IF_ERROR(CheckPreconditions(key, pre, *existing));
@@ -357,7 +360,14 @@ Task<StatusOr<Object>> BackendObjectStore::GuaranteedUpdate(const std::string& k
       // kube skips a write whose encoding equals the stored bytes.
       co_return std::move(*existing);
     }
-    auto data = Encode(next, key);
+    auto plain = EncodePlain(next, key);
+    if (!plain.ok()) co_return plain.TakeStatus();
+    if (existing && !existing_stale && *plain == existing_plain) {
+      // The same bytes as stored (kube compares the encodings: a field written in another order or
+      // form that encodes the same is no change).
+      co_return std::move(*existing);
+    }
+    auto data = transformer_->ToStorage(*plain, key);
     if (!data.ok()) co_return data.TakeStatus();
     int64_t lease = 0;
     if (updated->ttl_seconds > 0) {

@@ -1,5 +1,6 @@
 // storage/backend_object_store.h: kube's storage.Interface over a storage::Backend (what kube's etcd3
-// store does over etcd): JSON values under keys, resourceVersion = mod_revision, CAS writes, paged
+// store does over etcd): values under keys in kube's storage format (storage_codec.h, then the
+// transformer), resourceVersion = mod_revision, CAS writes, paged
 // lists, watches translated into ADDED/MODIFIED/DELETED with selector transitions, TTLs as leases.
 // Thread-safe; the Backend and Transformer outlive it.
 #pragma once
@@ -8,13 +9,16 @@
 
 #include "storage/backend.h"
 #include "storage/object_store.h"
+#include "storage/storage_codec.h"
 #include "storage/transformer.h"
 
 namespace capstan::storage {
 
 class BackendObjectStore : public ObjectStore {
  public:
-  explicit BackendObjectStore(Backend& backend, const Transformer* transformer = nullptr);
+  // `codec` null: every value is JSON. The Backend, Transformer and codec outlive the store.
+  explicit BackendObjectStore(Backend& backend, const Transformer* transformer = nullptr,
+                              const StorageCodec* codec = nullptr);
   // --lease-reuse-duration-seconds (kube's default 60); set before the first write.
   void set_lease_reuse_duration_seconds(int64_t s) { lease_reuse_seconds_ = s; }
 
@@ -32,11 +36,19 @@ class BackendObjectStore : public ObjectStore {
   StatusOr<Object> Decode(std::string_view stored, const std::string& key, int64_t revision) const;
 
  private:
+  // The codec's bytes of an object (resourceVersion removed), before the transformer.
+  StatusOr<std::string> EncodePlain(Object& obj, const std::string& key) const;
+  // Decode, also giving the codec's bytes (after the transformer) and whether they are stale.
+  StatusOr<Object> DecodeKeepingPlain(std::string_view stored, const std::string& key, int64_t revision,
+                                      std::string* plain, bool* stale) const;
+
   Task<StatusOr<int64_t>> LeaseFor(int64_t ttl_seconds);
 
   Backend& backend_;
   const Transformer* transformer_;
   IdentityTransformer identity_;
+  StorageCodec json_codec_{StorageMediaType::kJson, nullptr};
+  const StorageCodec* codec_;
   std::mutex lease_mu_;
   int64_t lease_reuse_seconds_ = 60;
   int64_t lease_id_ = 0;                                  // GUARDED_BY(lease_mu_)

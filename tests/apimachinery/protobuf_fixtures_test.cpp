@@ -24,25 +24,6 @@ using testing::JsonDiff;
 
 constexpr std::string_view kWatchEvent = "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent";
 
-std::optional<fs::path> FixtureDir() {
-  if (const char* env = std::getenv("CAPSTAN_API_FIXTURES"); env != nullptr && *env != '\0') {
-    if (fs::is_directory(env)) return fs::path(env);
-    return std::nullopt;
-  }
-  std::error_code ec;
-  // tests/apimachinery/<this file> -> <repo>/../shared/k8s-api-fixtures/HEAD
-  fs::path p = fs::path(__FILE__).parent_path() / ".." / ".." / ".." / "shared" / "k8s-api-fixtures" / "HEAD";
-  if (fs::is_directory(p, ec)) return fs::weakly_canonical(p, ec);
-  return std::nullopt;
-}
-
-std::string ReadAll(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 struct Fixture {
   std::string name;  // apps.v1.Deployment
   GroupVersionKind gvk;
@@ -80,7 +61,7 @@ std::string FirstDifference(std::string_view want, std::string_view got) {
 }
 
 TEST(ProtobufFixtures, DecodeMatchesJsonAndEncodeRestoresBytes) {
-  const auto dir = FixtureDir();
+  const auto dir = testing::ApiFixtureDir();
   if (!dir) GTEST_SKIP() << "no fixtures: set CAPSTAN_API_FIXTURES to k8s-api-fixtures/HEAD";
   const ProtobufCodec& codec = BuiltinCodec();
   int with_definition = 0, decoded = 0, round_tripped = 0;
@@ -95,8 +76,8 @@ TEST(ProtobufFixtures, DecodeMatchesJsonAndEncodeRestoresBytes) {
     }
     ++with_definition;
     SCOPED_TRACE(f.name);
-    const std::string pb = ReadAll(f.base.string() + ".pb");
-    const boost::json::value want = boost::json::parse(ReadAll(f.base.string() + ".json"));
+    const std::string pb = testing::ReadFileBytes(f.base.string() + ".pb");
+    const boost::json::value want = boost::json::parse(testing::ReadFileBytes(f.base.string() + ".json"));
 
     // WatchEvent has no typeMeta of its own (kube writes an empty one): decode the message directly.
     auto got = watch_event ? [&]() -> StatusOr<ProtobufDecodedObject> {

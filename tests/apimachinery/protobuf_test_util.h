@@ -7,7 +7,12 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 
@@ -41,6 +46,32 @@ inline const ProtobufCodec& BuiltinCodec() {
     return std::move(*c).release();
   }();
   return *codec;
+}
+
+// The upstream round-trip fixtures (k8s-api-fixtures/HEAD): $CAPSTAN_API_FIXTURES, else
+// ../shared/k8s-api-fixtures/HEAD beside the checkout, looked for from the source tree and from the
+// working directory up (__FILE__ may be relative to the build directory). nullopt: none here.
+inline std::optional<std::filesystem::path> ApiFixtureDir() {
+  namespace fs = std::filesystem;
+  if (const char* env = std::getenv("CAPSTAN_API_FIXTURES"); env != nullptr && *env != '\0') {
+    return fs::is_directory(env) ? std::optional<fs::path>(env) : std::nullopt;
+  }
+  std::error_code ec;
+  for (fs::path p : {fs::path(__FILE__).parent_path() / ".." / "..", fs::current_path(ec)}) {
+    for (p = fs::absolute(p, ec); !p.empty(); p = p.parent_path()) {
+      fs::path candidate = p / ".." / "shared" / "k8s-api-fixtures" / "HEAD";
+      if (fs::is_directory(candidate, ec)) return fs::weakly_canonical(candidate, ec);
+      if (p == p.parent_path()) break;
+    }
+  }
+  return std::nullopt;
+}
+
+inline std::string ReadFileBytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 inline std::string Hex(std::string_view s) {

@@ -16,7 +16,13 @@
 #include <string>
 #include <vector>
 
+#include <filesystem>
+#include <memory>
+
+#include <gtest/gtest.h>
+
 #include "e2e_util.h"
+#include "storage/etcd3/etcd_test_cluster.h"
 
 namespace capstan::e2e::etcd_e2e {
 
@@ -115,6 +121,31 @@ class Background {
 
  private:
   pid_t pid_ = -1;
+};
+
+// A test with a one-member etcd of its own (started in SetUp, under dir_) and a Capstan server slot;
+// TearDown stops the server, then etcd, and removes dir_.
+class EtcdTest : public ::testing::Test {
+ protected:
+  explicit EtcdTest(std::string dir_prefix) : dir_prefix_(std::move(dir_prefix)) {}
+  void SetUp() override {
+    dir_ = MakeTempDir(dir_prefix_);
+    capstan::testing::EtcdClusterOptions eo;
+    eo.dir = dir_ + "/etcd";
+    std::string err;
+    etcd_ = capstan::testing::EtcdCluster::Start(eo, &err);
+    ASSERT_TRUE(etcd_) << err;
+  }
+  void TearDown() override {
+    server_.reset();
+    etcd_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  std::string dir_prefix_;
+  std::string dir_;
+  std::unique_ptr<capstan::testing::EtcdCluster> etcd_;
+  std::unique_ptr<ServerProcess> server_;
 };
 
 }  // namespace capstan::e2e::etcd_e2e

@@ -24,21 +24,9 @@ using Clock = std::chrono::steady_clock;
 // A 32-byte AES key, base64 (any fixed value: the test only needs the prefix and a round trip).
 constexpr char kAesKey[] = "c2VjcmV0IGlzIHNlY3VyZSwgb3IgaXMgaXQ/IDMyYnk=";
 
-class EtcdE2E : public ::testing::Test {
+class EtcdE2E : public EtcdTest {
  protected:
-  void SetUp() override {
-    dir_ = MakeTempDir("capstan-etcd-e2e");
-    EtcdClusterOptions eo;
-    eo.dir = dir_ + "/etcd";
-    std::string err;
-    etcd_ = EtcdCluster::Start(eo, &err);
-    ASSERT_TRUE(etcd_) << err;
-  }
-  void TearDown() override {
-    server_.reset();
-    etcd_.reset();
-    std::filesystem::remove_all(dir_);
-  }
+  EtcdE2E() : EtcdTest("capstan-etcd-e2e") {}
   void StartServer(std::vector<std::string> extra = {}) {
     std::vector<std::string> flags = {"--etcd-servers", etcd_->Endpoints()};
     flags.insert(flags.end(), extra.begin(), extra.end());
@@ -63,9 +51,6 @@ class EtcdE2E : public ::testing::Test {
     return HttpStatusOf(r.response);
   }
 
-  std::string dir_;
-  std::unique_ptr<EtcdCluster> etcd_;
-  std::unique_ptr<ServerProcess> server_;
 };
 
 TEST_F(EtcdE2E, KubectlOnEtcdStoresKubeKeysAndEncryptsSecretsAtRest) {

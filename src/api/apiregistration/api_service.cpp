@@ -164,6 +164,8 @@ std::vector<registry::RestResource> ApiServices(const registry::GroupDeps& deps)
   registry::ResourceSpec spec;
   spec.info = MakeInfo({"apiregistration.k8s.io", "v1", "apiservices", "apiservice", "APIService", false, {},
                         {"api-extensions"}, "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService"});
+  // Kept where kube's aggregator keeps them (its storage prefixes carry the group).
+  spec.storage_resource = "apiregistration.k8s.io/apiservices";
   auto strategy = std::make_shared<ApiServiceStrategy>();
   spec.strategy = strategy;
   auto status = std::make_shared<catalog::StatusOnlyStrategy>(

@@ -335,6 +335,7 @@ std::vector<registry::RestResource> Ingresses(const registry::GroupDeps& deps) {
   registry::ResourceSpec spec;
   spec.info = MakeInfo({"networking.k8s.io", "v1", "ingresses", "ingress", "Ingress", true, {"ing"}, {},
                         "io.k8s.api.networking.v1.Ingress"});
+  spec.storage_resource = "ingress";  // kube's SpecialDefaultResourcePrefixes: <prefix>/ingress/<ns>/<name>
   auto strategy = std::make_shared<IngressStrategy>();
   spec.strategy = strategy;
   auto status = std::make_shared<catalog::StatusOnlyStrategy>(
