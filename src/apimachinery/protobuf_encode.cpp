@@ -195,7 +195,18 @@ bool Encoder::Scalar(std::string& out, int32_t tag, ProtoType type, const json::
     case ProtoType::kBytes: {
       if (!zero && !v->is_string()) return Mismatch("a base64 string", *v);
       std::string bytes;
-      if (!zero && !Base64Decode(v->get_string(), bytes)) return Fail(Failure("illegal base64 data"));
+      if (!zero) {
+        // Go's base64 decoder (encoding/json's []byte) skips '\r' and '\n' anywhere.
+        std::string_view text = v->get_string();
+        std::string joined;
+        if (text.find_first_of("\r\n") != std::string_view::npos) {
+          for (char c : text) {
+            if (c != '\r' && c != '\n') joined.push_back(c);
+          }
+          text = joined;
+        }
+        if (!Base64Decode(text, bytes)) return Fail(Failure("illegal base64 data"));
+      }
       AppendLengthDelimited(out, tag, bytes);
       return true;
     }
