@@ -284,6 +284,11 @@ const std::map<std::string, Setter>& Setters() {
        }},
       {"encryption-provider-config",
        [](Options& o, const std::string& v) { o.encryption_provider_config = v; return Status(); }},
+      {"encryption-provider-config-automatic-reload",
+       [](Options& o, const std::string& v) {
+         o.encryption_provider_config_automatic_reload = ParseBoolValue(v);
+         return Status();
+       }},
       {"watch-cache", [](Options& o, const std::string& v) { o.watch_cache = ParseBoolValue(v); return Status(); }},
       {"enable-priority-and-fairness",
        [](Options& o, const std::string& v) {

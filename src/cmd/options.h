@@ -94,6 +94,7 @@ struct Options {
   std::chrono::nanoseconds etcd_readycheck_timeout = std::chrono::seconds(2);
   std::chrono::nanoseconds storage_initialization_timeout = std::chrono::minutes(1);
   std::string encryption_provider_config;
+  bool encryption_provider_config_automatic_reload = false;  // storage/transformers/config_reloader.h
   bool watch_cache = true;                      // --watch-cache
   int default_watch_cache_size = 100;           // --default-watch-cache-size
   std::vector<std::string> watch_cache_sizes;   // --watch-cache-sizes resource[.group]#size

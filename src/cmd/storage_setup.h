@@ -12,7 +12,8 @@
 //
 // Health checks: "storage" for the embedded store; "etcd" (/healthz, /livez, /readyz, with
 // --etcd-healthcheck-timeout) and "etcd-readiness" (/readyz, with --etcd-readycheck-timeout) for etcd,
-// as kube names them.
+// as kube names them; with --encryption-provider-config-automatic-reload, kube's "kms-providers"
+// (/healthz, /readyz) and "poststarthook/start-encryption-provider-config-automatic-reload".
 //
 // Thread-safety: built and wired once at start; the parts it hands out are thread-safe.
 #pragma once
@@ -40,6 +41,7 @@ class Compactor;
 }  // namespace capstan::storage::etcd3
 namespace capstan::storage::transformers {
 class ResourceTransformers;
+class ConfigReloader;
 }
 
 namespace capstan::cmd {
@@ -90,6 +92,8 @@ class StorageSetup {
   std::unique_ptr<storage::etcd3::Compactor> compactor_;
   std::unique_ptr<storage::transformers::ResourceTransformers> transformers_;
   std::unique_ptr<storage::StorageCodec> codec_;
+  // --encryption-provider-config-automatic-reload; declared after transformers_, which it updates.
+  std::unique_ptr<storage::transformers::ConfigReloader> reloader_;
 };
 
 }  // namespace capstan::cmd

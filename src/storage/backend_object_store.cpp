@@ -355,9 +355,11 @@ Task<StatusOr<Object>> BackendObjectStore::GuaranteedUpdate(const std::string& k
     auto updated = co_await try_update(existing ? &*existing : nullptr);
     if (!updated.ok()) co_return updated.TakeStatus();
     Object next = std::move(updated->object);
-    if (existing && SameObject(next, *existing)) {
+    if (existing && !existing_stale && SameObject(next, *existing)) {
       // A result identical to what is stored is not written (no new revision, no watch event), as
-      // kube skips a write whose encoding equals the stored bytes.
+      // kube skips a write whose encoding equals the stored bytes, unless the value is under a key
+      // that is no longer the first: then it is rewritten with the current one (how `kubectl replace`
+      // migrates objects after a key rotation).
       co_return std::move(*existing);
     }
     auto plain = EncodePlain(next, key);

@@ -1,5 +1,7 @@
 #include "storage/transformers/encryption_config.h"
 
+#include <openssl/sha.h>
+
 #include <boost/json.hpp>
 #include <fstream>
 #include <set>
@@ -247,23 +249,50 @@ StatusOr<EncryptionConfig> ParseEncryptionConfig(std::string_view text) {
   return config;
 }
 
-StatusOr<EncryptionConfig> LoadEncryptionConfig(const std::string& path) {
+namespace {
+
+// kube's loadDataAndHash: the file's bytes, refused when unreadable or empty.
+StatusOr<std::string> ReadConfigFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return ConfigError("error while loading file: error reading encryption provider configuration file " +
-                       GoQuote(path) + ": open " + path + ": no such file or directory");
+    return ConfigError("error reading encryption provider configuration file " + GoQuote(path) + ": open " + path +
+                       ": no such file or directory");
   }
   std::ostringstream ss;
   ss << in.rdbuf();
-  if (ss.str().empty()) {
-    return ConfigError("error while loading file: encryption provider configuration file " + GoQuote(path) +
-                       " is empty");
+  if (ss.str().empty()) return ConfigError("encryption provider configuration file " + GoQuote(path) + " is empty");
+  return ss.str();
+}
+
+}  // namespace
+
+std::string EncryptionConfigHash(std::string_view data) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest);
+  std::string out = "k8s:enc:unstable:1:";
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (unsigned char c : digest) {
+    out.push_back(kHex[c >> 4]);
+    out.push_back(kHex[c & 15]);
   }
-  auto config = ParseEncryptionConfig(ss.str());
+  return out;
+}
+
+StatusOr<std::string> EncryptionConfigFileHash(const std::string& path) {
+  auto data = ReadConfigFile(path);
+  if (!data.ok()) return data.status();
+  return EncryptionConfigHash(*data);
+}
+
+StatusOr<EncryptionConfig> LoadEncryptionConfig(const std::string& path, std::string* content_hash) {
+  auto data = ReadConfigFile(path);
+  if (!data.ok()) return ConfigError("error while loading file: " + data.status().message());
+  auto config = ParseEncryptionConfig(*data);
   if (!config.ok()) {
     return ConfigError("error while parsing encryption provider configuration file " + GoQuote(path) + ": " +
                        config.status().message());
   }
+  if (content_hash) *content_hash = EncryptionConfigHash(*data);
   return config;
 }
 

@@ -14,7 +14,8 @@
 // Values are stored as kube stores them: "k8s:enc:<provider>:v1:<key name>:" then the provider's
 // bytes; the first key of the first provider writes, and every key of every provider reads, so keys
 // rotate by reordering (add the new key second, restart every replica, move it first, restart,
-// rewrite the objects, drop the old key). Validation follows kube's (same field paths and messages);
+// rewrite the objects, drop the old key); with --encryption-provider-config-automatic-reload each
+// step takes effect without a restart (storage/transformers/config_reloader.h). Validation follows kube's (same field paths and messages);
 // KMS providers are refused (Capstan has no KMS plugin client).
 //
 // Thread-safety: the parsed config and built transformers are immutable.
@@ -63,8 +64,14 @@ struct EncryptionConfig {
 // Parses and validates the file's text. Errors are 400-style Statuses whose message says what is wrong
 // (kube's aggregate of field errors for validation).
 StatusOr<EncryptionConfig> ParseEncryptionConfig(std::string_view text);
-// Reads the file, then parses it; messages name the file.
-StatusOr<EncryptionConfig> LoadEncryptionConfig(const std::string& path);
+// Reads the file, then parses it; messages name the file. `content_hash`: the file's hash, as
+// EncryptionConfigHash.
+StatusOr<EncryptionConfig> LoadEncryptionConfig(const std::string& path, std::string* content_hash = nullptr);
+// kube's computeEncryptionConfigHash: "k8s:enc:unstable:1:<sha256 of the bytes, hex>".
+std::string EncryptionConfigHash(std::string_view data);
+// kube's GetEncryptionConfigHash: the hash of the file's bytes, without parsing them (unreadable or
+// empty: an error).
+StatusOr<std::string> EncryptionConfigFileHash(const std::string& path);
 
 // The transformer of every group resource the config names (wildcards included), as kube builds them.
 StatusOr<std::map<GroupResource, std::shared_ptr<const Transformer>>> BuildTransformers(const EncryptionConfig& config);

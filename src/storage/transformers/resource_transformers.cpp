@@ -8,15 +8,26 @@
 
 namespace capstan::storage::transformers {
 
-ResourceTransformers::ResourceTransformers(std::map<GroupResource, std::shared_ptr<const Transformer>> by_resource,
-                                           std::string prefix)
-    : by_resource_(std::move(by_resource)), prefix_(std::move(prefix)) {
+ResourceTransformers::ResourceTransformers(ByResource by_resource, std::string prefix) : prefix_(std::move(prefix)) {
   while (!prefix_.empty() && prefix_.back() == '/') prefix_.pop_back();
-  // Built-in resources of named groups live under <prefix>/<resource> (kube's layout): known before
-  // the API is wired, so reads at start-up already find their providers.
-  for (const auto& [gr, t] : by_resource_) {
-    if (!gr.group.empty() && gr.group != "*" && gr.resource != "*") roots_[prefix_ + "/" + gr.resource] = gr;
+  std::unique_lock lock(mu_);
+  AddGroupRootsLocked(by_resource);
+  by_resource_ = std::make_shared<const ByResource>(std::move(by_resource));
+}
+
+// Built-in resources of named groups live under <prefix>/<resource> (kube's layout): known before the
+// API is wired, so reads at start-up already find their providers. Roots the API registered win.
+void ResourceTransformers::AddGroupRootsLocked(const ByResource& by_resource) {
+  for (const auto& [gr, t] : by_resource) {
+    if (!gr.group.empty() && gr.group != "*" && gr.resource != "*") roots_.emplace(prefix_ + "/" + gr.resource, gr);
   }
+}
+
+void ResourceTransformers::Set(ByResource by_resource) {
+  auto next = std::make_shared<const ByResource>(std::move(by_resource));
+  std::unique_lock lock(mu_);
+  AddGroupRootsLocked(*next);
+  by_resource_ = std::move(next);
 }
 
 void ResourceTransformers::RegisterResource(const std::string& key_root, const std::string& group,
@@ -46,23 +57,28 @@ GroupResource ResourceTransformers::ResourceOf(std::string_view key) const {
   return GroupResource{"", std::string(rest.substr(0, slash))};
 }
 
-const Transformer& ResourceTransformers::For(const GroupResource& gr) const {
-  for (const GroupResource& candidate : {gr, GroupResource{gr.group, "*"}, GroupResource{"*", "*"}}) {
-    auto it = by_resource_.find(candidate);
-    if (it != by_resource_.end()) return *it->second;
+std::shared_ptr<const Transformer> ResourceTransformers::For(const GroupResource& gr) const {
+  std::shared_ptr<const ByResource> current;
+  {
+    std::shared_lock lock(mu_);
+    current = by_resource_;
   }
-  return *EncryptCheckIdentity();
+  for (const GroupResource& candidate : {gr, GroupResource{gr.group, "*"}, GroupResource{"*", "*"}}) {
+    auto it = current->find(candidate);
+    if (it != current->end()) return it->second;
+  }
+  return EncryptCheckIdentity();
 }
 
 StatusOr<std::string> ResourceTransformers::ToStorage(std::string_view data, std::string_view key) const {
-  auto out = For(ResourceOf(key)).ToStorage(data, key);
+  auto out = For(ResourceOf(key))->ToStorage(data, key);
   if (!out.ok()) return apimachinery::NewInternalError(out.status().message());
   return out;
 }
 
 StatusOr<std::string> ResourceTransformers::FromStorage(std::string_view stored, std::string_view key,
                                                         bool* stale) const {
-  auto out = For(ResourceOf(key)).FromStorage(stored, key, stale);
+  auto out = For(ResourceOf(key))->FromStorage(stored, key, stale);
   if (!out.ok()) return apimachinery::NewInternalError(out.status().message());
   return out;
 }

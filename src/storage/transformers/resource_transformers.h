@@ -12,7 +12,10 @@
 // Failures are 500 InternalError Statuses worded as kube words them for a read ("Internal error
 // occurred: cipher: message authentication failed"), for the one object concerned.
 //
-// Thread-safety: ToStorage/FromStorage are safe from any thread; RegisterResource may run
+// The providers can be replaced while the server runs (Set: --encryption-provider-config-automatic-reload,
+// storage/transformers/config_reloader.h): each read or write uses the set current when it starts.
+//
+// Thread-safety: ToStorage/FromStorage are safe from any thread; RegisterResource and Set may run
 // concurrently with them (new resources appear at run time).
 #pragma once
 
@@ -28,8 +31,11 @@ namespace capstan::storage::transformers {
 
 class ResourceTransformers : public Transformer {
  public:
-  ResourceTransformers(std::map<GroupResource, std::shared_ptr<const Transformer>> by_resource, std::string prefix);
+  using ByResource = std::map<GroupResource, std::shared_ptr<const Transformer>>;
+  ResourceTransformers(ByResource by_resource, std::string prefix);
 
+  // Replaces every resource's providers (a reloaded configuration).
+  void Set(ByResource by_resource);
   void RegisterResource(const std::string& key_root, const std::string& group, const std::string& resource);
 
   StatusOr<std::string> ToStorage(std::string_view data, std::string_view key) const override;
@@ -37,12 +43,14 @@ class ResourceTransformers : public Transformer {
 
   // The group resource a key belongs to, and the transformer used for it (for tests and logs).
   GroupResource ResourceOf(std::string_view key) const;
-  const Transformer& For(const GroupResource& gr) const;
+  std::shared_ptr<const Transformer> For(const GroupResource& gr) const;
 
  private:
-  std::map<GroupResource, std::shared_ptr<const Transformer>> by_resource_;
+  void AddGroupRootsLocked(const ByResource& by_resource);
+
   std::string prefix_;
   mutable std::shared_mutex mu_;
+  std::shared_ptr<const ByResource> by_resource_;             // guarded by mu_; replaced whole by Set
   std::map<std::string, GroupResource, std::less<>> roots_;  // guarded by mu_
 };
 

@@ -170,6 +170,26 @@ TEST_F(EncryptedStoreTest, KeyRotationByReordering) {
   EXPECT_TRUE(SyncWait(BackendObjectStore(*backend_, v4.get()).Get(key, {})).ok());
 }
 
+// kube's storage migration (read and replace every object): an unchanged update of a value written
+// with an old key is still written, with the current key; one already current is not.
+TEST_F(EncryptedStoreTest, AnUnchangedUpdateRewritesAStaleValue) {
+  const std::string key = "/registry/secrets/default/m";
+  auto v1 = Build(Config("[secrets]", {{"aesgcm", "keyA"}}));
+  ASSERT_TRUE(SyncWait(BackendObjectStore(*backend_, v1.get()).Create(key, Obj("Secret", "m", "x"), 0)).ok());
+  auto v2 = Build(Config("[secrets]", {{"secretbox", "keyB"}, {"aesgcm", "keyA"}}));
+  BackendObjectStore store(*backend_, v2.get());
+  auto same = [](const Object* cur) -> Task<StatusOr<UpdateResult>> { co_return UpdateResult{*cur, 0}; };
+  auto first = SyncWait(store.GuaranteedUpdate(key, {}, false, same));
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_TRUE(StartsWith(Raw(key), "k8s:enc:secretbox:v1:keyB:"));
+  auto rev = SyncWait(backend_->Get(key));
+  ASSERT_TRUE(rev.ok() && rev->has_value());
+  auto second = SyncWait(store.GuaranteedUpdate(key, {}, false, same));
+  ASSERT_TRUE(second.ok());
+  auto rev2 = SyncWait(backend_->Get(key));
+  EXPECT_EQ((*rev2)->mod_revision, (*rev)->mod_revision);  // current: no write
+}
+
 TEST(ResourceTransformers, FindsTheResourceOfAKey) {
   auto t = Build(Config("['*.apps', secrets]", {{"aesgcm", "keyA"}}));
   ASSERT_TRUE(t);

@@ -1,0 +1,135 @@
+// --encryption-provider-config-automatic-reload: a changed file takes effect for new writes, reads
+// keep working for the keys still listed, and a file that does not load keeps the configuration in
+// effect; kube's reload metrics count each outcome.
+#include "storage/transformers/config_reloader.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "util/strings.h"
+
+namespace capstan::storage::transformers {
+namespace {
+
+const char kKeyA[] = "YWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWE=";  // 32 x 'a'
+const char kKeyB[] = "YmJiYmJiYmJiYmJiYmJiYmJiYmJiYmJiYmJiYmJiYmI=";  // 32 x 'b'
+
+// secrets encrypted with aesgcm keys named `names` (first writes).
+std::string Config(const std::vector<std::string>& names) {
+  std::string out =
+      "apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n- resources: [secrets]\n"
+      "  providers:\n  - aesgcm:\n      keys:\n";
+  for (const auto& n : names) out += "      - name: " + n + "\n        secret: " + (n == "keyA" ? kKeyA : kKeyB) + "\n";
+  return out;
+}
+
+class ConfigReloaderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/capstan-reload-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    path_ = dir_ + "/encryption.yaml";
+    Write(Config({"keyA"}));
+    std::string hash;
+    auto c = LoadEncryptionConfig(path_, &hash);
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    auto built = BuildTransformers(*c);
+    ASSERT_TRUE(built.ok());
+    transformers_ = std::make_unique<ResourceTransformers>(std::move(*built), "/registry");
+    reloader_ = std::make_unique<ConfigReloader>(*transformers_, path_, hash, "apiserver-abc", metrics_,
+                                                 std::chrono::milliseconds(5));
+  }
+  void TearDown() override {
+    reloader_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  void Write(const std::string& text) { std::ofstream(path_, std::ios::trunc) << text; }
+  std::string Encrypt(const std::string& plain) {
+    auto out = transformers_->ToStorage(plain, "/registry/secrets/ns/s");
+    EXPECT_TRUE(out.ok()) << out.status().message();
+    return out.ok() ? *out : "";
+  }
+  StatusOr<std::string> Decrypt(const std::string& stored) {
+    bool stale = false;
+    return transformers_->FromStorage(stored, "/registry/secrets/ns/s", &stale);
+  }
+  double Reloads(const std::string& status) {
+    double n = reloader_->reloads(status);
+    EXPECT_NE(metrics_.Expose().find("apiserver_encryption_config_controller_automatic_reloads_total{status=\"" + status +
+                                     "\",apiserver_id_hash=\"" + ApiServerIdHash("apiserver-abc") + "\"} " +
+                                     FormatMetricValue(n) + "\n"),
+              std::string::npos)
+        << metrics_.Expose();
+    return n;
+  }
+
+  std::string dir_, path_;
+  MetricsRegistry metrics_;
+  std::unique_ptr<ResourceTransformers> transformers_;
+  std::unique_ptr<ConfigReloader> reloader_;
+};
+
+TEST_F(ConfigReloaderTest, AnUnchangedFileIsNotReloaded) {
+  EXPECT_EQ(reloader_->CheckOnce(), ConfigReloader::Outcome::kUnchanged);
+  EXPECT_EQ(reloader_->reloads("success"), 0);
+  EXPECT_EQ(reloader_->reloads("failure"), 0);
+}
+
+TEST_F(ConfigReloaderTest, KeyRotationStepsTakeEffectWithoutARestart) {
+  std::string with_a = Encrypt("one");
+  EXPECT_TRUE(StartsWith(with_a, "k8s:enc:aesgcm:v1:keyA:"));
+
+  Write(Config({"keyB", "keyA"}));  // the new key writes; the old one still reads
+  EXPECT_EQ(reloader_->CheckOnce(), ConfigReloader::Outcome::kReloaded);
+  std::string with_b = Encrypt("two");
+  EXPECT_TRUE(StartsWith(with_b, "k8s:enc:aesgcm:v1:keyB:")) << with_b;
+  auto old = Decrypt(with_a);
+  ASSERT_TRUE(old.ok()) << old.status().message();
+  EXPECT_EQ(*old, "one");
+
+  Write(Config({"keyB"}));  // the old key dropped: its values no longer read, the new ones do
+  EXPECT_EQ(reloader_->CheckOnce(), ConfigReloader::Outcome::kReloaded);
+  EXPECT_FALSE(Decrypt(with_a).ok());
+  EXPECT_EQ(*Decrypt(with_b), "two");
+  EXPECT_EQ(Reloads("success"), 2);
+  EXPECT_EQ(reloader_->CheckOnce(), ConfigReloader::Outcome::kUnchanged);
+}
+
+TEST_F(ConfigReloaderTest, AFileThatDoesNotLoadKeepsTheConfigurationInEffect) {
+  for (const std::string& bad : {std::string("kind: EncryptionConfiguration\nresources: [{resources: [secrets], "
+                                             "providers: [{aesgcm: {keys: [{name: k, secret: c2hvcnQ=}]}}]}]\n"),
+                                 std::string(""), std::string("{not yaml")}) {
+    Write(bad);
+    EXPECT_EQ(reloader_->CheckOnce(), ConfigReloader::Outcome::kFailed) << bad;
+    EXPECT_TRUE(StartsWith(Encrypt("x"), "k8s:enc:aesgcm:v1:keyA:"));
+  }
+  std::filesystem::remove(path_);
+  EXPECT_EQ(reloader_->CheckOnce(), ConfigReloader::Outcome::kFailed);
+  EXPECT_EQ(Reloads("failure"), 4);
+  EXPECT_EQ(reloader_->reloads("success"), 0);
+  Write(Config({"keyB", "keyA"}));  // fixed: loads at the next check
+  EXPECT_EQ(reloader_->CheckOnce(), ConfigReloader::Outcome::kReloaded);
+  EXPECT_TRUE(StartsWith(Encrypt("y"), "k8s:enc:aesgcm:v1:keyB:"));
+}
+
+TEST_F(ConfigReloaderTest, TheThreadPicksUpAChange) {
+  reloader_->Start();
+  EXPECT_TRUE(reloader_->started());
+  Write(Config({"keyB"}));
+  while (reloader_->reloads("success") < 1) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_TRUE(StartsWith(Encrypt("z"), "k8s:enc:aesgcm:v1:keyB:"));
+  reloader_->Stop();
+}
+
+TEST(ApiServerIdHashTest, IsKubesSha256Label) {
+  EXPECT_EQ(ApiServerIdHash(""), "");
+  EXPECT_EQ(ApiServerIdHash("abc"), "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+}  // namespace
+}  // namespace capstan::storage::transformers
