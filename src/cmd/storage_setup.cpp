@@ -10,6 +10,7 @@
 #include "storage/etcd3/etcd3_client.h"
 #include "storage/etcd3/health_check.h"
 #include "storage/transformers/config_reloader.h"
+#include "storage/transformers/kms/kms_v2_envelope.h"
 #include "storage/transformers/resource_transformers.h"
 #include "util/feature_gate.h"
 #include "util/duration.h"
@@ -41,6 +42,10 @@ std::string ApiServerId() {
 
 StorageSetup::~StorageSetup() = default;
 
+storage::transformers::KmsFactory StorageSetup::KmsFactory() {
+  return storage::kms::KmsV2Factory(&kms_);
+}
+
 StatusOr<std::unique_ptr<StorageSetup>> StorageSetup::Open(const Options& o, MetricsRegistry& metrics,
                                                            const apimachinery::ProtobufCodec* protobuf) {
   std::unique_ptr<StorageSetup> s(new StorageSetup());
@@ -58,7 +63,7 @@ StatusOr<std::unique_ptr<StorageSetup>> StorageSetup::Open(const Options& o, Met
     std::string hash;
     auto config = tr::LoadEncryptionConfig(o.encryption_provider_config, &hash);
     if (!config.ok()) return Status(400, "BadRequest", config.status().message());
-    auto built = tr::BuildTransformers(*config);
+    auto built = tr::BuildTransformers(*config, s->KmsFactory());
     if (!built.ok()) return Status(400, "BadRequest", "error while building transformers: " + built.status().message());
     s->transformers_ = std::make_unique<tr::ResourceTransformers>(std::move(*built), o.etcd_prefix);
     LogInfo("encryption at rest configured", {{"config", o.encryption_provider_config},
@@ -127,11 +132,18 @@ void StorageSetup::StartCompactor(storage::Backend& backend) {
 }
 
 void StorageSetup::AddHealthChecks(server::HealthChecks& health, storage::Backend& backend) {
+  if (reloader_ || !kms_.empty()) {
+    // kube's kms-providers check (with automatic reload, or KMS v2 providers only): each KMS v2
+    // plugin's Status, in /healthz and /readyz. TODO: the providers of a reloaded configuration.
+    health.Add("kms-providers", [this]() -> Task<Status> {
+      for (const auto& k : kms_) {
+        if (Status st = k->Check(); !st.ok()) co_return st;
+      }
+      co_return Status();
+    }, server::HealthChecks::kHealthz | server::HealthChecks::kReadyz);
+  }
   if (reloader_) {
-    // kube's checks with automatic reload: the KMS plugins of the configuration in effect (Capstan has
-    // none, so it passes) in /healthz and /readyz, and the reload controller's post-start hook.
-    health.Add("kms-providers", []() -> Task<Status> { co_return Status(); },
-               server::HealthChecks::kHealthz | server::HealthChecks::kReadyz);
+    // The reload controller's post-start hook.
     health.Add("poststarthook/start-encryption-provider-config-automatic-reload", [this]() -> Task<Status> {
       co_return reloader_->started() ? Status() : Status(500, "InternalError", "not finished");
     });

@@ -30,6 +30,7 @@
 #include "storage/object_store.h"
 #include "storage/storage_codec.h"
 #include "storage/transformer.h"
+#include "storage/transformers/encryption_config.h"
 #include "util/metrics.h"
 
 namespace capstan::apimachinery {
@@ -42,6 +43,9 @@ class Compactor;
 namespace capstan::storage::transformers {
 class ResourceTransformers;
 class ConfigReloader;
+}
+namespace capstan::storage::kms {
+class KmsV2Envelope;
 }
 
 namespace capstan::cmd {
@@ -83,6 +87,8 @@ class StorageSetup {
 
  private:
   StorageSetup() = default;
+  // Builds KMS v2 providers (kept in kms_ for the health check).
+  storage::transformers::KmsFactory KmsFactory();
 
   Options options_;
   std::unique_ptr<storage::Backend> backend_;
@@ -94,6 +100,7 @@ class StorageSetup {
   std::unique_ptr<storage::StorageCodec> codec_;
   // --encryption-provider-config-automatic-reload; declared after transformers_, which it updates.
   std::unique_ptr<storage::transformers::ConfigReloader> reloader_;
+  std::vector<std::shared_ptr<storage::kms::KmsV2Envelope>> kms_;  // KMS v2 providers of the start config
 };
 
 }  // namespace capstan::cmd

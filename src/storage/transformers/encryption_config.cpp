@@ -12,6 +12,7 @@
 #include "storage/transformers/aes.h"
 #include "storage/transformers/prefix_transformer.h"
 #include "storage/transformers/secretbox.h"
+#include "util/duration.h"
 #include "util/strings.h"
 
 namespace capstan::storage::transformers {
@@ -147,6 +148,51 @@ StatusOr<std::vector<KeyConfig>> ParseKeys(const json::value& provider_body) {
   return keys;
 }
 
+// kube's KMSConfiguration defaults and validateKMSConfiguration.
+void ParseKms(const json::value& body, const FieldPath& path, std::set<std::string>& names, KmsConfig& out,
+              ErrorList& errs) {
+  if (!body.is_object()) return;
+  const json::object& o = body.get_object();
+  out.name = StringAt(o, "name");
+  if (std::string v = StringAt(o, "apiVersion"); !v.empty()) out.api_version = v;
+  out.endpoint = StringAt(o, "endpoint");
+  if (const json::value* t = o.if_contains("timeout"); t && t->is_string()) {
+    auto d = ParseGoDuration(std::string(t->get_string()));
+    if (!d) {
+      errs.push_back(InvalidError(path.Child("timeout"), json::value(t->get_string()), "invalid duration"));
+    } else {
+      out.timeout = *d;
+      if (d->count() <= 0) {
+        errs.push_back(InvalidError(path.Child("timeout"), json::value(t->get_string()),
+                                    "timeout should be a positive value"));
+      }
+    }
+  }
+  if (out.name.empty()) errs.push_back(RequiredError(path.Child("name"), "name is a mandatory field for a provider"));
+  if (out.api_version != "v1" && out.name.find(':') != std::string::npos) {
+    errs.push_back(InvalidError(path.Child("name"), json::value(out.name),
+                                "invalid KMS provider name " + out.name + ", must not contain ':'"));
+  }
+  if (!out.name.empty() && !names.insert(out.name).second) {
+    errs.push_back(InvalidError(path.Child("name"), json::value(out.name),
+                                "duplicate KMS provider name " + out.name + ", names must be unique"));
+  }
+  if (o.contains("cachesize") && out.api_version != "v1") {
+    errs.push_back(InvalidError(path.Child("cachesize"), o.at("cachesize"), "cachesize is not supported in v2"));
+  }
+  if (out.endpoint.empty()) {
+    errs.push_back(InvalidError(path.Child("endpoint"), json::value(""), "endpoint is a mandatory field for a kms"));
+  } else if (out.endpoint.rfind("unix://", 0) != 0) {
+    std::string scheme = out.endpoint.substr(0, out.endpoint.find(':'));
+    errs.push_back(InvalidError(path.Child("endpoint"), json::value(out.endpoint),
+                                "unsupported scheme \"" + scheme + "\" for KMS provider, only unix is supported"));
+  }
+  if (out.api_version != "v1" && out.api_version != "v2") {
+    errs.push_back(InvalidError(path.Child("apiVersion"), json::value(out.api_version),
+                                "unsupported apiVersion apiVersion for KMS provider, only v1 and v2 are supported"));
+  }
+}
+
 // One provider's entry in the resource's list: its prefix and a transformer choosing among its keys.
 PrefixEntry ProviderEntry(const ProviderConfig& p) {
   if (p.type == "identity") return {"", EncryptCheckIdentity()};
@@ -191,6 +237,7 @@ StatusOr<EncryptionConfig> ParseEncryptionConfig(std::string_view text) {
     errs.push_back(RequiredError(root_path, "at least one resources is required"));
     return ConfigError(AggregateMessage(errs));
   }
+  std::set<std::string> kms_names;
   for (size_t i = 0; i < resources->size(); ++i) {
     if (!(*resources)[i].is_object()) return ConfigError("resources[" + std::to_string(i) + "] must be an object");
     const json::object& entry = (*resources)[i].get_object();
@@ -235,7 +282,7 @@ StatusOr<EncryptionConfig> ParseEncryptionConfig(std::string_view text) {
       if (!keys.ok()) return keys.TakeStatus();
       pc.keys = std::move(*keys);
       if (pc.type == "kms") {
-        errs.push_back(InvalidError(path.Child("kms"), "kms", "KMS providers are not supported by Capstan"));
+        ParseKms(pv.get_object().at("kms"), path.Child("kms"), kms_names, pc.kms, errs);
       } else if (pc.type == "aesgcm" || pc.type == "aescbc") {
         ValidateKeys(pc.keys, path.Child(pc.type).Child("keys"), {16, 24, 32}, errs);
       } else if (pc.type == "secretbox") {
@@ -296,11 +343,30 @@ StatusOr<EncryptionConfig> LoadEncryptionConfig(const std::string& path, std::st
   return config;
 }
 
-StatusOr<std::map<GroupResource, std::shared_ptr<const Transformer>>> BuildTransformers(const EncryptionConfig& config) {
+StatusOr<std::map<GroupResource, std::shared_ptr<const Transformer>>> BuildTransformers(const EncryptionConfig& config,
+                                                                                       const KmsFactory& kms) {
   std::map<GroupResource, std::vector<PrefixEntry>> entries;
+  std::map<std::string, std::shared_ptr<const Transformer>> kms_by_name;
   for (const auto& rc : config.resources) {
     std::vector<PrefixEntry> providers;
-    for (const auto& p : rc.providers) providers.push_back(ProviderEntry(p));
+    for (const auto& p : rc.providers) {
+      if (p.type != "kms") {
+        providers.push_back(ProviderEntry(p));
+        continue;
+      }
+      if (p.kms.api_version == "v1") {  // kube 1.32: only behind the KMSv1 gate, which Capstan does not serve
+        return ConfigError("KMSv1 is deprecated and will only receive security updates going forward. Use KMSv2 "
+                           "instead.  Set --feature-gates=KMSv1=true to use the deprecated KMSv1 feature.");
+      }
+      auto& t = kms_by_name[p.kms.name];
+      if (!t) {
+        if (!kms) return ConfigError("KMS providers are not reloaded by Capstan yet (restart to change them)");
+        auto built = kms(p.kms);
+        if (!built.ok()) return built.TakeStatus();
+        t = std::move(*built);
+      }
+      providers.push_back({"k8s:enc:kms:v2:" + p.kms.name + ":", t});
+    }
     for (const auto& name : rc.resources) {
       GroupResource gr = ParseGroupResource(name);
       GroupResource any_in_group{gr.group, "*"};

@@ -16,11 +16,14 @@
 // rotate by reordering (add the new key second, restart every replica, move it first, restart,
 // rewrite the objects, drop the old key); with --encryption-provider-config-automatic-reload each
 // step takes effect without a restart (storage/transformers/config_reloader.h). Validation follows kube's (same field paths and messages);
-// KMS providers are refused (Capstan has no KMS plugin client).
+// KMS v2 providers (kms: {apiVersion: v2, name, endpoint: unix://..., timeout}) are built by the
+// factory BuildTransformers is given (storage/transformers/kms/); KMS v1 is refused.
 //
 // Thread-safety: the parsed config and built transformers are immutable.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -47,9 +50,18 @@ struct KeyConfig {
   std::string secret;  // base64, as written in the file
 };
 
+// A kms provider (kube's KMSConfiguration). Only apiVersion v2 is served (storage/transformers/kms/).
+struct KmsConfig {
+  std::string name;
+  std::string api_version = "v1";  // kube's default
+  std::string endpoint;            // unix:///path/to/socket
+  std::chrono::nanoseconds timeout = std::chrono::seconds(3);
+};
+
 struct ProviderConfig {
   std::string type;  // aesgcm, aescbc, secretbox, identity, kms
   std::vector<KeyConfig> keys;
+  KmsConfig kms;  // type kms
 };
 
 struct ResourceConfig {
@@ -73,7 +85,13 @@ std::string EncryptionConfigHash(std::string_view data);
 // empty: an error).
 StatusOr<std::string> EncryptionConfigFileHash(const std::string& path);
 
+// Builds a kms provider's transformer (the part after "k8s:enc:kms:v2:<name>:"); one call per provider
+// name, shared by the resources that list it.
+using KmsFactory = std::function<StatusOr<std::shared_ptr<const Transformer>>(const KmsConfig&)>;
+
 // The transformer of every group resource the config names (wildcards included), as kube builds them.
-StatusOr<std::map<GroupResource, std::shared_ptr<const Transformer>>> BuildTransformers(const EncryptionConfig& config);
+// Without `kms`, a kms provider is an error.
+StatusOr<std::map<GroupResource, std::shared_ptr<const Transformer>>> BuildTransformers(const EncryptionConfig& config,
+                                                                                       const KmsFactory& kms = nullptr);
 
 }  // namespace capstan::storage::transformers

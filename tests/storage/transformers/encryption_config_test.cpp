@@ -69,8 +69,31 @@ TEST(EncryptionConfig, KubesValidationMessages) {
   auto kind = ParseEncryptionConfig("apiVersion: v1\nkind: ConfigMap\n");
   EXPECT_FALSE(kind.ok());
   EXPECT_NE(kind.status().message().find("got unexpected config type"), std::string::npos);
+  // kms: apiVersion defaults to v1, which kube 1.32 builds only behind its KMSv1 gate.
   auto kms = ParseEncryptionConfig(Config("[secrets]", "  - kms:\n      name: x\n      endpoint: unix:///k.sock\n"));
-  EXPECT_NE(kms.status().message().find("KMS providers are not supported"), std::string::npos);
+  ASSERT_TRUE(kms.ok()) << kms.status().message();
+  EXPECT_EQ(kms->resources[0].providers[0].kms.api_version, "v1");
+  auto v1 = BuildTransformers(*kms, [](const KmsConfig&) -> StatusOr<std::shared_ptr<const Transformer>> {
+    return Status(500, "InternalError", "not reached");
+  });
+  EXPECT_EQ(v1.status().message(), "KMSv1 is deprecated and will only receive security updates going forward. Use KMSv2 "
+                                   "instead.  Set --feature-gates=KMSv1=true to use the deprecated KMSv1 feature.");
+  auto v2 = ParseEncryptionConfig(Config("[secrets]", "  - kms:\n      apiVersion: v2\n      name: x\n      endpoint: "
+                                                      "unix:///k.sock\n      timeout: 5s\n"));
+  ASSERT_TRUE(v2.ok()) << v2.status().message();
+  EXPECT_EQ(v2->resources[0].providers[0].kms.name, "x");
+  EXPECT_EQ(v2->resources[0].providers[0].kms.timeout, std::chrono::seconds(5));
+  auto bad_v2 = ParseEncryptionConfig(Config("[secrets]", "  - kms:\n      apiVersion: v2\n      name: a:b\n      endpoint: "
+                                                          "tcp://k:1\n      cachesize: 10\n"));
+  EXPECT_NE(bad_v2.status().message().find("kms.name: Invalid value: \"a:b\": invalid KMS provider name a:b, must not "
+                                           "contain ':'"),
+            std::string::npos)
+      << bad_v2.status().message();
+  EXPECT_NE(bad_v2.status().message().find("kms.endpoint: Invalid value: \"tcp://k:1\": unsupported scheme \"tcp\" for KMS "
+                                           "provider, only unix is supported"),
+            std::string::npos);
+  EXPECT_NE(bad_v2.status().message().find("kms.cachesize: Invalid value: 10: cachesize is not supported in v2"),
+            std::string::npos);
   EXPECT_FALSE(ParseEncryptionConfig("resources: [").ok());
 }
 

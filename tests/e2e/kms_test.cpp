@@ -1,0 +1,135 @@
+// End-to-end KMS v2 encryption at rest on a real etcd with the test KMS plugin (a C++ gRPC server on
+// a unix socket, tests/storage/transformers/kms/test_kms_plugin.cpp): secrets are stored as kube
+// stores them ("k8s:enc:kms:v2:<name>:" and the EncryptedObject, no plaintext in etcd), kms-providers
+// is in /healthz; a key ID rotated in the plugin reaches new writes; with the plugin down a restarted
+// server (no watch cache) cannot read a secret whose DEK source it has not cached (500 for that object, kms-providers
+// failing) and recovers when the plugin is back.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "e2e_util.h"
+#include "etcd_e2e_helpers.h"
+#include "storage/etcd3/etcd_test_cluster.h"
+
+namespace capstan::e2e {
+namespace {
+
+using namespace etcd_e2e;
+using capstan::testing::EtcdCluster;
+using capstan::testing::EtcdClusterOptions;
+
+class KmsE2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = MakeTempDir("capstan-kms-e2e");
+    EtcdClusterOptions eo;
+    eo.dir = dir_ + "/etcd";
+    std::string err;
+    etcd_ = EtcdCluster::Start(eo, &err);
+    ASSERT_TRUE(etcd_) << err;
+    WriteFile(dir_ + "/key-id", "key-1\n");
+    WriteFile(dir_ + "/encryption.yaml",
+              "apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n"
+              "- resources: [secrets]\n  providers:\n  - kms:\n      apiVersion: v2\n      name: testkms\n"
+              "      endpoint: unix://" + dir_ + "/kms.sock\n      timeout: 2s\n  - identity: {}\n");
+  }
+  void TearDown() override {
+    server_.reset();
+    StopPlugin();
+    etcd_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  void StartPlugin() {
+    std::string sock = dir_ + "/kms.sock", keys = dir_ + "/key-id";
+    plugin_ = fork();
+    if (plugin_ == 0) {
+      execl(TEST_KMS_PLUGIN, TEST_KMS_PLUGIN, sock.c_str(), keys.c_str(), nullptr);
+      _exit(127);
+    }
+    for (int i = 0; i < 500 && !std::filesystem::exists(sock); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  void StopPlugin() {
+    if (plugin_ <= 0) return;
+    kill(plugin_, SIGKILL);
+    waitpid(plugin_, nullptr, 0);
+    plugin_ = -1;
+    std::filesystem::remove(dir_ + "/kms.sock");
+  }
+  void StartServer(std::vector<std::string> extra = {}) {
+    std::filesystem::create_directories(dir_ + "/capstan");
+    std::vector<std::string> flags{"--etcd-servers", etcd_->Endpoints(), "--encryption-provider-config",
+                                   dir_ + "/encryption.yaml"};
+    flags.insert(flags.end(), extra.begin(), extra.end());
+    server_ = std::make_unique<ServerProcess>(flags, dir_ + "/capstan");
+  }
+  std::string Raw(const std::string& key) {
+    bool ok = true;
+    return etcd_->Etcdctl({"get", key, "--print-value-only"}, &ok);
+  }
+  std::string Get(const std::string& path) { return etcd_e2e::Raw(server_->port(), server_->data_dir(), "GET", path); }
+  // Retries while the plugin's channel reconnects.
+  std::string GetUntil(const std::string& path, int code) {
+    std::string r = Get(path);
+    for (int i = 0; i < 100 && HttpStatusOf(r) != code; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      r = Get(path);
+    }
+    return r;
+  }
+
+  std::string dir_;
+  std::unique_ptr<EtcdCluster> etcd_;
+  std::unique_ptr<ServerProcess> server_;
+  pid_t plugin_ = -1;
+};
+
+TEST_F(KmsE2E, SecretsAreEnvelopeEncryptedAndReadsFailClosedWithoutThePlugin) {
+  StartPlugin();
+  StartServer();
+  ASSERT_TRUE(server_->ok()) << server_->error() << server_->log();
+  auto created = server_->Kubectl({"create", "secret", "generic", "hidden", "--from-literal=password=hunter2"});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  std::string raw = Raw("/registry/secrets/default/hidden");
+  EXPECT_EQ(raw.rfind("k8s:enc:kms:v2:testkms:", 0), 0u) << raw.substr(0, 40);
+  EXPECT_NE(raw.find("key-1"), std::string::npos);  // the EncryptedObject's keyID
+  EXPECT_EQ(raw.find("hunter2"), std::string::npos);
+  EXPECT_EQ(raw.find("aHVudGVyMg=="), std::string::npos);
+  EXPECT_EQ(raw.find("hidden"), std::string::npos);
+  auto got = server_->Kubectl({"get", "secret", "hidden", "-o", "jsonpath={.data.password}"});
+  EXPECT_EQ(got.out, "aHVudGVyMg==") << got.err;
+  std::string healthz = BodyOf(Get("/healthz?verbose"));
+  EXPECT_NE(healthz.find("[+]kms-providers ok"), std::string::npos) << healthz;
+
+  // The plugin moves to a new key: the health check sees the new key ID and new writes use it.
+  WriteFile(dir_ + "/key-id", "key-2\n");
+  EXPECT_EQ(HttpStatusOf(Get("/healthz/kms-providers")), 200);
+  ASSERT_EQ(server_->Kubectl({"create", "secret", "generic", "later", "--from-literal=a=b"}).exit_code, 0);
+  EXPECT_NE(Raw("/registry/secrets/default/later").find("key-2"), std::string::npos);
+  EXPECT_EQ(server_->Kubectl({"get", "secret", "hidden", "-o", "jsonpath={.data.password}"}).out, "aHVudGVyMg==");
+
+  // A restarted server without the watch cache (so it decrypted nothing at start: the secret's DEK
+  // source is not cached), then the plugin goes away: it cannot decrypt the secret.
+  server_.reset();
+  StartServer({"--watch-cache=false"});
+  ASSERT_TRUE(server_->ok()) << server_->error() << server_->log();
+  StopPlugin();
+  std::string failed = Get("/api/v1/namespaces/default/secrets/hidden");
+  EXPECT_EQ(HttpStatusOf(failed), 500) << failed;
+  EXPECT_NE(BodyOf(failed).find("failed to decrypt DEK"), std::string::npos) << failed;
+  EXPECT_EQ(HttpStatusOf(Get("/api/v1/namespaces/default/configmaps")), 200);  // the rest is served
+  EXPECT_NE(HttpStatusOf(Get("/healthz/kms-providers")), 200);
+  // Back: reads recover.
+  StartPlugin();
+  std::string back = GetUntil("/api/v1/namespaces/default/secrets/hidden", 200);
+  EXPECT_EQ(HttpStatusOf(back), 200) << back;
+  EXPECT_NE(back.find("aHVudGVyMg=="), std::string::npos);
+  EXPECT_EQ(HttpStatusOf(GetUntil("/healthz/kms-providers", 200)), 200);
+}
+
+}  // namespace
+}  // namespace capstan::e2e

@@ -1,0 +1,174 @@
+// KMS v2 envelope encryption against a real plugin process (test_kms_plugin, gRPC on a unix socket):
+// kube's EncryptedObject layout with a KDF seed, the DEK source cache (one Decrypt per seed), key ID
+// rotation from Status (old values read, as stale), reads failing closed while the plugin is down for
+// a source that is not cached, and recovering when it is back.
+#include "storage/transformers/kms/kms_v2_envelope.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "storage/transformers/kms/proto/kms_v2_encrypted_object.pb.h"
+
+namespace capstan::storage::kms {
+namespace {
+
+class Plugin {
+ public:
+  Plugin(std::string socket, std::string key_file, std::string log) : socket_(socket) {
+    pid_ = fork();
+    if (pid_ == 0) {
+      execl(TEST_KMS_PLUGIN, TEST_KMS_PLUGIN, socket.c_str(), key_file.c_str(), "--log", log.c_str(), nullptr);
+      _exit(127);
+    }
+    for (int i = 0; i < 500 && !std::filesystem::exists(socket_); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  ~Plugin() { Stop(); }
+  void Stop() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+    std::filesystem::remove(socket_);
+  }
+
+ private:
+  std::string socket_;
+  pid_t pid_ = -1;
+};
+
+class KmsV2EnvelopeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/capstan-kms-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    SetKeyId("k1");
+    StartPlugin();
+  }
+  void TearDown() override {
+    plugin_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  void StartPlugin() { plugin_ = std::make_unique<Plugin>(dir_ + "/kms.sock", dir_ + "/key-id", dir_ + "/calls.log"); }
+  void SetKeyId(const std::string& id) { std::ofstream(dir_ + "/key-id", std::ios::trunc) << id << "\n"; }
+  std::unique_ptr<KmsV2Envelope> Envelope() {
+    return std::make_unique<KmsV2Envelope>("test", NewKmsV2Client("unix://" + dir_ + "/kms.sock", std::chrono::seconds(2)));
+  }
+  int Calls(const std::string& prefix) {
+    std::ifstream in(dir_ + "/calls.log");
+    int n = 0;
+    for (std::string l; std::getline(in, l);) n += l.rfind(prefix, 0) == 0;
+    return n;
+  }
+
+  std::string dir_;
+  std::unique_ptr<Plugin> plugin_;
+};
+
+TEST_F(KmsV2EnvelopeTest, WritesKubesEncryptedObjectWithASeedAndReadsItBack) {
+  auto env = Envelope();
+  EXPECT_TRUE(env->Check().ok());
+  const std::string plain = R"({"kind":"Secret","data":{"password":"aHVudGVyMg=="}})";
+  auto stored = env->ToStorage(plain, "/registry/secrets/default/s");
+  ASSERT_TRUE(stored.ok()) << stored.status().message();
+  v2::EncryptedObject o;
+  ASSERT_TRUE(o.ParseFromString(*stored));
+  EXPECT_EQ(o.keyid(), "k1");
+  EXPECT_EQ(o.encrypteddeksourcetype(), v2::HKDF_SHA256_XNONCE_AES_GCM_SEED);
+  EXPECT_EQ(o.annotations().at("key-id.kms.capstan.test"), "k1");
+  EXPECT_EQ(o.encrypteddata().size(), 32 + 12 + plain.size() + 16);  // info, nonce, ciphertext, tag
+  EXPECT_EQ(stored->find("aHVudGVyMg=="), std::string::npos);
+  EXPECT_EQ(stored->find("password"), std::string::npos);
+  bool stale = true;
+  auto back = env->FromStorage(*stored, "/registry/secrets/default/s", &stale);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(*back, plain);
+  EXPECT_FALSE(stale);
+  // The storage key is authenticated: the value does not read under another key.
+  EXPECT_FALSE(env->FromStorage(*stored, "/registry/secrets/default/other", &stale).ok());
+  // Two writes with one seed differ (fresh info and nonce).
+  EXPECT_NE(*env->ToStorage(plain, "/registry/secrets/default/s"), *stored);
+}
+
+TEST_F(KmsV2EnvelopeTest, OneDecryptPerSeedThenTheCacheServes) {
+  auto writer = Envelope();
+  std::vector<std::string> values;
+  for (int i = 0; i < 10; ++i) values.push_back(*writer->ToStorage("v" + std::to_string(i), "/k/" + std::to_string(i)));
+  auto reader = Envelope();  // another server: its cache does not hold the writer's seed
+  int before = Calls("Decrypt");
+  for (int i = 0; i < 10; ++i) {
+    auto v = reader->FromStorage(values[i], "/k/" + std::to_string(i), nullptr);
+    ASSERT_TRUE(v.ok()) << v.status().message();
+    EXPECT_EQ(*v, "v" + std::to_string(i));
+  }
+  EXPECT_EQ(Calls("Decrypt") - before, 1);
+  EXPECT_EQ(Calls("Decrypt k1"), 1);
+}
+
+TEST_F(KmsV2EnvelopeTest, AKeyIdRotationMakesANewSeedAndOldValuesReadAsStale) {
+  auto env = Envelope();
+  std::string old = *env->ToStorage("old", "/k/old");
+  SetKeyId("k2");
+  ASSERT_TRUE(env->Refresh().ok());
+  EXPECT_EQ(env->current_key_id(), "k2");
+  std::string fresh = *env->ToStorage("new", "/k/new");
+  v2::EncryptedObject o;
+  ASSERT_TRUE(o.ParseFromString(fresh));
+  EXPECT_EQ(o.keyid(), "k2");
+  bool stale = false;
+  EXPECT_EQ(*env->FromStorage(old, "/k/old", &stale), "old");
+  EXPECT_TRUE(stale);
+  EXPECT_EQ(*env->FromStorage(fresh, "/k/new", &stale), "new");
+  EXPECT_FALSE(stale);
+  EXPECT_EQ(Calls("Encrypt k2"), 1);
+}
+
+TEST_F(KmsV2EnvelopeTest, WithThePluginDownUncachedReadsFailClosedAndRecover) {
+  auto writer = Envelope();
+  std::string value = *writer->ToStorage("secret", "/k/s");
+  plugin_->Stop();
+  EXPECT_FALSE(writer->Check().ok());
+  // The writer holds the seed: its reads go on. A fresh server cannot decrypt the source: 500.
+  EXPECT_EQ(*writer->FromStorage(value, "/k/s", nullptr), "secret");
+  auto fresh = Envelope();
+  auto failed = fresh->FromStorage(value, "/k/s", nullptr);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.status().code(), 500);
+  EXPECT_EQ(failed.status().message().rfind("failed to decrypt DEK, error: kms Decrypt failed: rpc error: code = Unavailable", 0),
+            0u)
+      << failed.status().message();
+  EXPECT_FALSE(fresh->ToStorage("x", "/k/x").ok());  // no seed without the plugin
+  StartPlugin();
+  auto back = fresh->FromStorage(value, "/k/s", nullptr);
+  for (int i = 0; i < 200 && !back.ok(); ++i) {  // until the channel has reconnected
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    back = fresh->FromStorage(value, "/k/s", nullptr);
+  }
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(*back, "secret");
+  EXPECT_TRUE(fresh->Check().ok());
+  EXPECT_TRUE(fresh->ToStorage("x", "/k/x").ok());
+}
+
+TEST_F(KmsV2EnvelopeTest, DamagedObjectsAreRefusedWithKubesReasons) {
+  auto env = Envelope();
+  EXPECT_FALSE(env->FromStorage("not protobuf \xff\xff", "/k", nullptr).ok());
+  v2::EncryptedObject o;
+  o.set_encrypteddata("x");
+  o.set_encrypteddeksource("y");
+  o.set_encrypteddeksourcetype(v2::HKDF_SHA256_XNONCE_AES_GCM_SEED);
+  EXPECT_EQ(env->FromStorage(o.SerializeAsString(), "/k", nullptr).status().message(),
+            "failed to validate key id: keyID is empty");
+}
+
+}  // namespace
+}  // namespace capstan::storage::kms
