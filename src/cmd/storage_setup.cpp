@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include "api/apiextensions/crd_v1beta1.h"
 #include "api/coordination/identity_lease.h"
 #include "registry/store.h"
 #include "storage/embedded/embedded_backend.h"
@@ -58,6 +59,10 @@ StatusOr<std::unique_ptr<StorageSetup>> StorageSetup::Open(const Options& o, Met
     return Status(400, "BadRequest",
                   "--encryption-provider-config-automatic-reload must be set with --encryption-provider-config");
   }
+  // CRDs are stored as kube's apiextensions server stores them, apiextensions.k8s.io/v1beta1 JSON
+  // (known before any cache lists them).
+  s->codec_->RegisterConversion(o.etcd_prefix + "/apiextensions.k8s.io/customresourcedefinitions",
+                                {api::apiextensions::CrdV1ToV1beta1, api::apiextensions::CrdV1beta1ToV1});
   if (!o.encryption_provider_config.empty()) {
     namespace tr = storage::transformers;
     std::string hash;
@@ -190,7 +195,7 @@ Status StorageSetup::MoveLegacyKeys(storage::ObjectStore& objects) {
       std::string tail;
       if (m.namespaced) tail = "/" + std::string(md.at("namespace").as_string());
       tail += "/" + std::string(md.at("name").as_string());
-      item["metadata"].as_object().erase("resourceVersion");
+      item["metadata"].as_object().stable_erase("resourceVersion");
       auto created = SyncWait(objects.Create(to + tail, item, 0));
       if (!created.ok() && !created.status().IsStorage(StorageCode::kKeyExists)) return created.status();
       auto deleted = SyncWait(objects.Delete(from + tail, {}, nullptr));

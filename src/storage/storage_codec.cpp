@@ -77,18 +77,48 @@ void StorageCodec::RegisterResource(const std::string& key_root, const am::Group
   roots_[root] = gvk;
 }
 
-std::optional<am::GroupVersionKind> StorageCodec::StorageVersionOf(std::string_view key) const {
-  std::shared_lock lock(mu_);
-  if (roots_.empty()) return std::nullopt;
-  // The longest registered root the key lies under: each "/" boundary, from the longest.
+namespace {
+
+// The entry of the longest registered root the key lies under: each "/" boundary, from the longest.
+template <class Map>
+const typename Map::mapped_type* UnderRoot(const Map& roots, std::string_view key) {
+  if (roots.empty()) return nullptr;
   for (size_t end = key.size(); end != std::string_view::npos && end > 0; end = key.rfind('/', end - 1)) {
-    auto it = roots_.find(key.substr(0, end));
-    if (it != roots_.end()) return it->second;
+    auto it = roots.find(key.substr(0, end));
+    if (it != roots.end()) return &it->second;
   }
-  return std::nullopt;
+  return nullptr;
 }
 
-StatusOr<std::string> StorageCodec::Encode(const json::object& obj, std::string_view key) const {
+}  // namespace
+
+void StorageCodec::RegisterConversion(const std::string& key_root, StorageConversion conversion) {
+  std::string root = key_root;
+  while (!root.empty() && root.back() == '/') root.pop_back();
+  std::unique_lock lock(mu_);
+  conversions_[root] = std::make_shared<const StorageConversion>(std::move(conversion));
+}
+
+std::optional<am::GroupVersionKind> StorageCodec::StorageVersionOf(std::string_view key) const {
+  std::shared_lock lock(mu_);
+  const auto* gvk = UnderRoot(roots_, key);
+  return gvk ? std::optional<am::GroupVersionKind>(*gvk) : std::nullopt;
+}
+
+std::shared_ptr<const StorageConversion> StorageCodec::ConversionOf(std::string_view key) const {
+  std::shared_lock lock(mu_);
+  const auto* c = UnderRoot(conversions_, key);
+  return c ? *c : nullptr;
+}
+
+StatusOr<std::string> StorageCodec::Encode(const json::object& served, std::string_view key) const {
+  std::optional<json::object> converted;
+  if (auto conv = ConversionOf(key)) {
+    auto c = conv->to_storage(served);
+    if (!c.ok()) return c.TakeStatus();
+    converted = std::move(*c);
+  }
+  const json::object& obj = converted ? *converted : served;
   std::optional<am::GroupVersionKind> builtin;
   if (media_type_ != StorageMediaType::kJson) builtin = StorageVersionOf(key);
   if (builtin && media_type_ == StorageMediaType::kYaml) {
@@ -114,6 +144,16 @@ StatusOr<std::string> StorageCodec::Encode(const json::object& obj, std::string_
 }
 
 StatusOr<json::object> StorageCodec::Decode(std::string_view bytes, std::string_view key) const {
+  auto obj = DecodeStored(bytes, key);
+  if (!obj.ok()) return obj;
+  auto conv = ConversionOf(key);
+  if (!conv) return obj;
+  auto served = conv->from_storage(std::move(*obj));
+  if (!served.ok()) return DecodeFailure(key, served.status().message());
+  return served;
+}
+
+StatusOr<json::object> StorageCodec::DecodeStored(std::string_view bytes, std::string_view key) const {
   if (am::protobuf::HasEnvelopeMagic(bytes)) {
     if (!protobuf_) return DecodeFailure(key, "protobuf values cannot be read without the built-in schemas");
     auto decoded = protobuf_->DecodeObject(bytes);

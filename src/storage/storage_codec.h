@@ -15,13 +15,20 @@
 // is the JSON object kube would write for the same bytes, so the watch cache decodes each object once,
 // when it enters, and serves JSON (and its own protobuf encodings) from then on.
 //
+// Some resources are stored in another version than the one served (kube keeps CRDs as
+// apiextensions.k8s.io/v1beta1): RegisterConversion gives a key root the functions that turn the
+// served object into the stored one and back; Decode applies the latter to whatever version it finds.
+//
 // The embedded store and etcd hold the same values, so copying bytes moves data between them.
 // Thread-safety: Encode/Decode are safe from any thread; RegisterResource may run concurrently with
 // them (new resources appear at run time).
 #pragma once
 
 #include <boost/json/object.hpp>
+#include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
@@ -41,6 +48,11 @@ enum class StorageMediaType { kJson, kYaml, kProtobuf };
 // values); anything else is kube's "--storage-media-type %q invalid, allowed values: ..." (400).
 StatusOr<StorageMediaType> ParseStorageMediaType(std::string_view text);
 
+struct StorageConversion {
+  std::function<StatusOr<boost::json::object>(boost::json::object)> to_storage;
+  std::function<StatusOr<boost::json::object>(boost::json::object)> from_storage;
+};
+
 class StorageCodec {
  public:
   // `protobuf` may be null: then every value is written as JSON (or YAML) and protobuf values cannot
@@ -54,6 +66,8 @@ class StorageCodec {
   // Keys under `key_root` ("/registry/deployments") hold a built-in kind, stored as `gvk` (kube's
   // storage version of the resource).
   void RegisterResource(const std::string& key_root, const apimachinery::GroupVersionKind& gvk);
+  // Objects under `key_root` are converted on their way in and out (both functions set).
+  void RegisterConversion(const std::string& key_root, StorageConversion conversion);
   // The storage version registered for the key's root, if any.
   std::optional<apimachinery::GroupVersionKind> StorageVersionOf(std::string_view key) const;
 
@@ -63,10 +77,14 @@ class StorageCodec {
   StatusOr<boost::json::object> Decode(std::string_view bytes, std::string_view key) const;
 
  private:
+  std::shared_ptr<const StorageConversion> ConversionOf(std::string_view key) const;
+  StatusOr<boost::json::object> DecodeStored(std::string_view bytes, std::string_view key) const;
+
   StorageMediaType media_type_;
   const apimachinery::ProtobufCodec* protobuf_;
   mutable std::shared_mutex mu_;
   std::map<std::string, apimachinery::GroupVersionKind, std::less<>> roots_;  // guarded by mu_
+  std::map<std::string, std::shared_ptr<const StorageConversion>, std::less<>> conversions_;  // guarded by mu_
 };
 
 }  // namespace capstan::storage

@@ -221,8 +221,13 @@ TEST_F(StorageFormatE2E, WhatCapstanStoresIsKubesEnvelopeAtTheStorageVersion) {
     "names":{"plural":"widgets","singular":"widget","kind":"Widget"},"versions":[{"name":"v1","served":true,
     "storage":true,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}})";
   ASSERT_EQ(server_->Kubectl({"apply", "-f", "-"}, crd).exit_code, 0);
-  // kube's apiextensions server stores CRDs as JSON too (a LegacyCodec), and APIServices likewise.
-  EXPECT_EQ(EtcdValue("/registry/apiextensions.k8s.io/customresourcedefinitions/widgets.example.com").substr(0, 1), "{");
+  // kube's apiextensions server stores CRDs as apiextensions.k8s.io/v1beta1 JSON (a LegacyCodec), and
+  // the aggregator APIServices as JSON.
+  auto stored_crd =
+      json::parse(EtcdValue("/registry/apiextensions.k8s.io/customresourcedefinitions/widgets.example.com")).as_object();
+  EXPECT_EQ(stored_crd.at("apiVersion"), "apiextensions.k8s.io/v1beta1");
+  EXPECT_EQ(stored_crd.at("spec").at("version"), "v1");
+  EXPECT_EQ(stored_crd.at("spec").at("validation").at("openAPIV3Schema").at("type"), "object");
   EXPECT_EQ(EtcdValue("/registry/apiregistration.k8s.io/apiservices/v1.apps").substr(0, 1), "{");
   CommandResult cr;
   for (int i = 0; i < 100; ++i) {
@@ -235,6 +240,55 @@ TEST_F(StorageFormatE2E, WhatCapstanStoresIsKubesEnvelopeAtTheStorageVersion) {
   std::string raw_cr = EtcdValue("/registry/example.com/widgets/fmt/w");
   ASSERT_FALSE(raw_cr.empty());
   EXPECT_EQ(raw_cr[0], '{') << raw_cr;
+}
+
+// A CRD as a kube-apiserver leaves it in etcd (v1beta1 JSON, the schema at the top) is served as v1,
+// its schema validates its custom resources, and discovery's storageVersionHash is kube's.
+TEST_F(StorageFormatE2E, KubesV1beta1CrdInEtcdIsServedAsV1WithItsSchema) {
+  ASSERT_NO_FATAL_FAILURE(StartServer());
+  ASSERT_TRUE(EtcdPut("/registry/apiextensions.k8s.io/customresourcedefinitions/olds.example.com",
+                      R"({"kind":"CustomResourceDefinition","apiVersion":"apiextensions.k8s.io/v1beta1",
+    "metadata":{"name":"olds.example.com","uid":"6f1e0c3a-0000-4000-8000-000000000001","generation":1,
+      "creationTimestamp":"2024-05-01T10:00:00Z"},
+    "spec":{"group":"example.com","version":"v1","names":{"plural":"olds","singular":"old","kind":"Old","listKind":"OldList"},
+      "scope":"Namespaced","validation":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object",
+        "properties":{"size":{"type":"integer"}}}}}},
+      "versions":[{"name":"v1","served":true,"storage":true}],
+      "additionalPrinterColumns":[{"name":"Size","type":"integer","JSONPath":".spec.size"}],
+      "conversion":{"strategy":"None"},"preserveUnknownFields":false},
+    "status":{"conditions":[{"type":"NamesAccepted","status":"True","lastTransitionTime":"2024-05-01T10:00:00Z",
+      "reason":"NoConflicts","message":"no conflicts found"},{"type":"Established","status":"True",
+      "lastTransitionTime":"2024-05-01T10:00:00Z","reason":"InitialNamesAccepted","message":"the initial names have been accepted"}],
+      "acceptedNames":{"plural":"olds","singular":"old","kind":"Old","listKind":"OldList"},"storedVersions":["v1"]}})"));
+  CommandResult got;
+  for (int i = 0; i < 100; ++i) {
+    got = server_->Kubectl({"get", "crd", "olds.example.com", "-o",
+                            "jsonpath={.apiVersion} {.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.size.type} "
+                            "{.spec.versions[0].additionalPrinterColumns[0].jsonPath}"});
+    if (got.exit_code == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(got.out, "apiextensions.k8s.io/v1 integer .spec.size") << got.err;
+  CommandResult good;
+  for (int i = 0; i < 100; ++i) {
+    good = server_->Kubectl({"apply", "-n", "default", "-f", "-"},
+                            R"({"apiVersion":"example.com/v1","kind":"Old","metadata":{"name":"ok"},"spec":{"size":3}})");
+    if (good.exit_code == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(good.exit_code, 0) << good.err;
+  auto bad = server_->Kubectl({"apply", "-n", "default", "-f", "-"},
+                              R"({"apiVersion":"example.com/v1","kind":"Old","metadata":{"name":"bad"},"spec":{"size":"three"}})");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("spec.size"), std::string::npos) << bad.err;
+  // kube's hash for CRDs names their storage version, v1beta1.
+  auto crds = JsonOf(Get("/apis/apiextensions.k8s.io/v1"));
+  std::string hash;
+  for (const auto& r : crds.at("resources").as_array()) {
+    if (r.at("name") == "customresourcedefinitions") hash = std::string(r.at("storageVersionHash").as_string());
+  }
+  EXPECT_EQ(hash, StorageVersionHash("apiextensions.k8s.io", "v1beta1", "CustomResourceDefinition"));
+  EXPECT_EQ(hash, "jfWCUB31mvA=");
 }
 
 TEST_F(StorageFormatE2E, JsonMediaTypeStoresJsonAndEitherSettingReadsBoth) {

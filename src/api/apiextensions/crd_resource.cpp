@@ -107,6 +107,12 @@ class CrdStore : public registry::OwningStore {
   CrdStore(registry::StoreConfig c, std::shared_ptr<const registry::Strategy> s, std::shared_ptr<CrdChangeSignal> signal)
       : OwningStore(std::move(c), std::move(s)), signal_(std::move(signal)) {}
 
+  // kube's apiextensions server stores CRDs as v1beta1 (crd_v1beta1.h), and discovery's
+  // storageVersionHash says so.
+  std::optional<am::GroupVersionKind> StorageVersion() const override {
+    return am::GroupVersionKind{kGroup, "v1beta1", "CustomResourceDefinition"};
+  }
+
   Task<StatusOr<Object>> Create(const registry::Context& ctx, Object obj, const registry::CreateOptions& opts) override {
     auto r = co_await OwningStore::Create(ctx, std::move(obj), opts);
     if (r.ok()) Notify();
