@@ -8,6 +8,7 @@
 
 #include "cmd/app.h"
 #include "cmd/etcd_stand_in.h"
+#include "cmd/migrate_command.h"
 #include "cmd/options.h"
 #include "cmd/snapshot_command.h"
 #include "util/feature_gate.h"
@@ -19,6 +20,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && args[0] == "etcd-stand-in") {
     return cmd::RunEtcdStandIn(std::vector<std::string>(args.begin() + 1, args.end()));
+  }
+  if (!args.empty() && args[0] == "migrate") {
+    return cmd::RunMigrateCommand(std::vector<std::string>(args.begin() + 1, args.end()));
   }
   if (!args.empty() && args[0] == "snapshot") {
     return cmd::RunSnapshotCommand(std::vector<std::string>(args.begin() + 1, args.end()));

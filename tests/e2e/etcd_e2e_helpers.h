@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -122,6 +123,19 @@ class Background {
  private:
   pid_t pid_ = -1;
 };
+
+// kubectl until it succeeds (a CRD's resources are served once its controller has run), at most
+// `tries` times 100 ms; the last result.
+inline CommandResult KubectlUntilOk(const ServerProcess& s, const std::vector<std::string>& args,
+                                    const std::string& input = "", int tries = 100) {
+  CommandResult r;
+  for (int i = 0; i < tries; ++i) {
+    r = s.Kubectl(args, input);
+    if (r.exit_code == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return r;
+}
 
 // A test with a one-member etcd of its own (started in SetUp, under dir_) and a Capstan server slot;
 // TearDown stops the server, then etcd, and removes dir_.

@@ -229,13 +229,8 @@ TEST_F(StorageFormatE2E, WhatCapstanStoresIsKubesEnvelopeAtTheStorageVersion) {
   EXPECT_EQ(stored_crd.at("spec").at("version"), "v1");
   EXPECT_EQ(stored_crd.at("spec").at("validation").at("openAPIV3Schema").at("type"), "object");
   EXPECT_EQ(EtcdValue("/registry/apiregistration.k8s.io/apiservices/v1.apps").substr(0, 1), "{");
-  CommandResult cr;
-  for (int i = 0; i < 100; ++i) {
-    cr = server_->Kubectl({"apply", "-n", "fmt", "-f", "-"},
-                          R"({"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"size":3})");
-    if (cr.exit_code == 0) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  CommandResult cr = KubectlUntilOk(*server_, {"apply", "-n", "fmt", "-f", "-"},
+                                    R"({"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"size":3})");
   ASSERT_EQ(cr.exit_code, 0) << cr.err;
   std::string raw_cr = EtcdValue("/registry/example.com/widgets/fmt/w");
   ASSERT_FALSE(raw_cr.empty());
@@ -260,22 +255,13 @@ TEST_F(StorageFormatE2E, KubesV1beta1CrdInEtcdIsServedAsV1WithItsSchema) {
       "reason":"NoConflicts","message":"no conflicts found"},{"type":"Established","status":"True",
       "lastTransitionTime":"2024-05-01T10:00:00Z","reason":"InitialNamesAccepted","message":"the initial names have been accepted"}],
       "acceptedNames":{"plural":"olds","singular":"old","kind":"Old","listKind":"OldList"},"storedVersions":["v1"]}})"));
-  CommandResult got;
-  for (int i = 0; i < 100; ++i) {
-    got = server_->Kubectl({"get", "crd", "olds.example.com", "-o",
-                            "jsonpath={.apiVersion} {.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.size.type} "
-                            "{.spec.versions[0].additionalPrinterColumns[0].jsonPath}"});
-    if (got.exit_code == 0) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  CommandResult got = KubectlUntilOk(
+      *server_, {"get", "crd", "olds.example.com", "-o",
+                 "jsonpath={.apiVersion} {.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.size.type} "
+                 "{.spec.versions[0].additionalPrinterColumns[0].jsonPath}"});
   EXPECT_EQ(got.out, "apiextensions.k8s.io/v1 integer .spec.size") << got.err;
-  CommandResult good;
-  for (int i = 0; i < 100; ++i) {
-    good = server_->Kubectl({"apply", "-n", "default", "-f", "-"},
-                            R"({"apiVersion":"example.com/v1","kind":"Old","metadata":{"name":"ok"},"spec":{"size":3}})");
-    if (good.exit_code == 0) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  CommandResult good = KubectlUntilOk(*server_, {"apply", "-n", "default", "-f", "-"},
+                                      R"({"apiVersion":"example.com/v1","kind":"Old","metadata":{"name":"ok"},"spec":{"size":3}})");
   EXPECT_EQ(good.exit_code, 0) << good.err;
   auto bad = server_->Kubectl({"apply", "-n", "default", "-f", "-"},
                               R"({"apiVersion":"example.com/v1","kind":"Old","metadata":{"name":"bad"},"spec":{"size":"three"}})");
