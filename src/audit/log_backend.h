@@ -2,8 +2,8 @@
 // line of the audit log file, JSON (kube's default) or kube's legacy one-line text form
 // (EventToLegacyLine).
 //
-// ProcessEvents writes the events one by one, each in one write (so rotation falls between events), on
-// the calling thread; an event that cannot be written is counted in
+// ProcessEvents writes the events' lines on the calling thread, several whole lines per write (at most
+// 256 KiB, so rotation falls between events); an event that cannot be written is counted in
 // apiserver_audit_error_total{plugin="log"} and makes the outcome false. The modes
 // (audit/buffered_backend.h, audit/blocking_backend.h) decide which thread calls it.
 // Thread-safety: ProcessEvents from any thread (writes are serialized).
