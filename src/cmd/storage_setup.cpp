@@ -44,7 +44,7 @@ std::string ApiServerId() {
 StorageSetup::~StorageSetup() = default;
 
 storage::transformers::KmsFactory StorageSetup::KmsFactory() {
-  return storage::kms::KmsV2Factory(&kms_);
+  return storage::kms::KmsV2Factory(&kms_, kms_metrics_.get());
 }
 
 StatusOr<std::unique_ptr<StorageSetup>> StorageSetup::Open(const Options& o, MetricsRegistry& metrics,
@@ -68,6 +68,7 @@ StatusOr<std::unique_ptr<StorageSetup>> StorageSetup::Open(const Options& o, Met
     std::string hash;
     auto config = tr::LoadEncryptionConfig(o.encryption_provider_config, &hash);
     if (!config.ok()) return Status(400, "BadRequest", config.status().message());
+    s->kms_metrics_ = std::make_unique<storage::kms::KmsMetrics>(metrics, ApiServerId());
     auto built = tr::BuildTransformers(*config, s->KmsFactory());
     if (!built.ok()) return Status(400, "BadRequest", "error while building transformers: " + built.status().message());
     s->transformers_ = std::make_unique<tr::ResourceTransformers>(std::move(*built), o.etcd_prefix);

@@ -46,6 +46,7 @@ class ConfigReloader;
 }
 namespace capstan::storage::kms {
 class KmsV2Envelope;
+struct KmsMetrics;
 }
 
 namespace capstan::cmd {
@@ -96,6 +97,7 @@ class StorageSetup {
   // With several endpoints: a health client of each member alone (same order as --etcd-servers).
   std::vector<std::unique_ptr<storage::etcd3::EtcdHealth>> member_health_;
   std::unique_ptr<storage::etcd3::Compactor> compactor_;
+  std::unique_ptr<storage::kms::KmsMetrics> kms_metrics_;  // before the transformers (KMS providers use it)
   std::unique_ptr<storage::transformers::ResourceTransformers> transformers_;
   std::unique_ptr<storage::StorageCodec> codec_;
   // --encryption-provider-config-automatic-reload; declared after transformers_, which it updates.

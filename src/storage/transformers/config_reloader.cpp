@@ -1,7 +1,5 @@
 #include "storage/transformers/config_reloader.h"
 
-#include <openssl/sha.h>
-
 #include <algorithm>
 
 #include "util/log.h"
@@ -15,18 +13,7 @@ constexpr std::chrono::milliseconds kMaxRetry{1000 * 1000};
 
 }  // namespace
 
-std::string ApiServerIdHash(const std::string& id) {
-  if (id.empty()) return "";
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(id.data()), id.size(), digest);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "sha256:";
-  for (unsigned char c : digest) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out;
-}
+std::string ApiServerIdHash(const std::string& id) { return Sha256Label(id); }
 
 ConfigReloader::ConfigReloader(ResourceTransformers& target, std::string path, std::string loaded_hash,
                                std::string apiserver_id, MetricsRegistry& metrics,

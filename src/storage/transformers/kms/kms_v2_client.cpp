@@ -2,6 +2,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "storage/transformers/kms/kms_metrics.h"
 #include "storage/transformers/kms/proto/kms_v2.grpc.pb.h"
 
 namespace capstan::storage::kms {
@@ -20,15 +21,21 @@ std::shared_ptr<grpc::Channel> Channel(const std::string& endpoint) {
 
 class GrpcKmsV2Client : public KmsV2Client {
  public:
-  GrpcKmsV2Client(const std::string& endpoint, std::chrono::nanoseconds timeout)
-      : timeout_(timeout), stub_(v2::KeyManagementService::NewStub(Channel(endpoint))) {}
+  GrpcKmsV2Client(const std::string& endpoint, std::chrono::nanoseconds timeout, KmsMetrics* metrics,
+                  std::string provider)
+      : timeout_(timeout),
+        metrics_(metrics),
+        provider_(std::move(provider)),
+        stub_(v2::KeyManagementService::NewStub(Channel(endpoint))) {}
 
   StatusOr<PluginStatus> Status() override {
     grpc::ClientContext ctx;
     Deadline(ctx);
     v2::StatusRequest req;
     v2::StatusResponse resp;
+    auto start = std::chrono::steady_clock::now();
     grpc::Status st = stub_->Status(&ctx, req, &resp);
+    Record("Status", start, st);
     if (!st.ok()) return Failed("Status", st);
     return PluginStatus{resp.version(), resp.healthz(), resp.key_id()};
   }
@@ -40,7 +47,9 @@ class GrpcKmsV2Client : public KmsV2Client {
     req.set_uid(uid);
     req.set_plaintext(plaintext);
     v2::EncryptResponse resp;
+    auto start = std::chrono::steady_clock::now();
     grpc::Status st = stub_->Encrypt(&ctx, req, &resp);
+    Record("Encrypt", start, st);
     if (!st.ok()) return Failed("Encrypt", st);
     EncryptResult out{resp.ciphertext(), resp.key_id(), {}};
     for (const auto& [k, v] : resp.annotations()) out.annotations[k] = v;
@@ -57,12 +66,20 @@ class GrpcKmsV2Client : public KmsV2Client {
     req.set_key_id(key_id);
     for (const auto& [k, v] : annotations) (*req.mutable_annotations())[k] = v;
     v2::DecryptResponse resp;
+    auto start = std::chrono::steady_clock::now();
     grpc::Status st = stub_->Decrypt(&ctx, req, &resp);
+    Record("Decrypt", start, st);
     if (!st.ok()) return Failed("Decrypt", st);
     return resp.plaintext();
   }
 
  private:
+  void Record(const char* method, std::chrono::steady_clock::time_point start, const grpc::Status& st) {
+    if (!metrics_) return;
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    metrics_->latency.With({provider_, std::string("/v2.KeyManagementService/") + method, CodeName(st.error_code())})
+        ->Observe(secs);
+  }
   void Deadline(grpc::ClientContext& ctx) {
     ctx.set_deadline(std::chrono::system_clock::now() +
                      std::chrono::duration_cast<std::chrono::system_clock::duration>(timeout_));
@@ -72,25 +89,28 @@ class GrpcKmsV2Client : public KmsV2Client {
                            std::string("kms ") + call + " failed: rpc error: code = " + CodeName(st.error_code()) +
                                " desc = " + st.error_message());
   }
+  // Go's codes.Code String().
   static std::string CodeName(grpc::StatusCode c) {
-    switch (c) {
-      case grpc::StatusCode::DEADLINE_EXCEEDED: return "DeadlineExceeded";
-      case grpc::StatusCode::UNAVAILABLE: return "Unavailable";
-      case grpc::StatusCode::UNIMPLEMENTED: return "Unimplemented";
-      case grpc::StatusCode::INVALID_ARGUMENT: return "InvalidArgument";
-      case grpc::StatusCode::INTERNAL: return "Internal";
-      default: return std::to_string(static_cast<int>(c));
-    }
+    static const char* const kNames[] = {"OK",          "Canceled",          "Unknown",          "InvalidArgument",
+                                         "DeadlineExceeded", "NotFound",     "AlreadyExists",    "PermissionDenied",
+                                         "ResourceExhausted", "FailedPrecondition", "Aborted",   "OutOfRange",
+                                         "Unimplemented", "Internal",        "Unavailable",      "DataLoss",
+                                         "Unauthenticated"};
+    int i = static_cast<int>(c);
+    return i >= 0 && i < 17 ? kNames[i] : "Code(" + std::to_string(i) + ")";
   }
 
   const std::chrono::nanoseconds timeout_;
+  KmsMetrics* metrics_;
+  const std::string provider_;
   std::unique_ptr<v2::KeyManagementService::Stub> stub_;
 };
 
 }  // namespace
 
-std::unique_ptr<KmsV2Client> NewKmsV2Client(const std::string& endpoint, std::chrono::nanoseconds timeout) {
-  return std::make_unique<GrpcKmsV2Client>(endpoint, timeout);
+std::unique_ptr<KmsV2Client> NewKmsV2Client(const std::string& endpoint, std::chrono::nanoseconds timeout,
+                                            KmsMetrics* metrics, std::string provider) {
+  return std::make_unique<GrpcKmsV2Client>(endpoint, timeout, metrics, std::move(provider));
 }
 
 }  // namespace capstan::storage::kms

@@ -34,7 +34,11 @@ class KmsV2Client {
                                         const std::map<std::string, std::string>& annotations) = 0;
 };
 
-// `endpoint`: "unix:///path". Failures are 500s naming the call and gRPC's error.
-std::unique_ptr<KmsV2Client> NewKmsV2Client(const std::string& endpoint, std::chrono::nanoseconds timeout);
+struct KmsMetrics;
+
+// `endpoint`: "unix:///path". Failures are 500s naming the call and gRPC's error. With `metrics`, each
+// call's duration goes to kms_operations_latency_seconds under `provider`.
+std::unique_ptr<KmsV2Client> NewKmsV2Client(const std::string& endpoint, std::chrono::nanoseconds timeout,
+                                            KmsMetrics* metrics = nullptr, std::string provider = "");
 
 }  // namespace capstan::storage::kms

@@ -89,8 +89,8 @@ struct KmsV2Envelope::WriteState {
   v2::EncryptedObject object;  // all but encryptedData
 };
 
-KmsV2Envelope::KmsV2Envelope(std::string name, std::unique_ptr<KmsV2Client> client)
-    : name_(std::move(name)), client_(std::move(client)) {
+KmsV2Envelope::KmsV2Envelope(std::string name, std::unique_ptr<KmsV2Client> client, KmsMetrics* metrics)
+    : name_(std::move(name)), client_(std::move(client)), metrics_(metrics) {
   capstan::Status st = Refresh();
   if (!st.ok()) LogWarn("KMS v2 plugin not ready, writes wait for it", {{"provider", name_}, {"error", st.message()}});
   poller_ = std::thread([this] { Poll(); });
@@ -137,8 +137,7 @@ capstan::Status KmsV2Envelope::Refresh() {
   state->object.set_encrypteddata(std::string(1, '\0'));  // any non-empty value passes validation
   if (capstan::Status st = Validate(state->object); !st.ok()) return st;
   std::lock_guard lock(mu_);
-  if (seeds_.size() >= kMaxCachedSources) seeds_.clear();
-  seeds_[CacheKey(state->object)] = state->seed;
+  CacheSourceLocked(CacheKey(state->object), state->seed);
   state_ = std::move(state);
   state_valid_until_ = std::chrono::steady_clock::now() + kWriteSourceMaxTtl;
   LogInfo("KMS v2 DEK seed generated", {{"provider", name_}, {"keyID", enc->key_id}});
@@ -150,6 +149,12 @@ capstan::Status KmsV2Envelope::Check() {
   if (st.ok()) return st;
   return Internal("failed to perform status section of the healthz check for KMS Provider " + name_ +
                   ", error: " + st.message());
+}
+
+void KmsV2Envelope::CacheSourceLocked(const std::string& cache_key, std::string source) const {
+  if (seeds_.size() >= kMaxCachedSources) seeds_.clear();  // a full cache starts over (kube's is LRU)
+  seeds_[cache_key] = std::move(source);
+  if (metrics_) metrics_->dek_source_cache_size.With({name_})->Set(static_cast<double>(seeds_.size()));
 }
 
 std::string KmsV2Envelope::current_key_id() const {
@@ -188,6 +193,7 @@ StatusOr<std::string> KmsV2Envelope::ToStorage(std::string_view data, std::strin
   if (!sealed.ok()) return sealed.status();
   v2::EncryptedObject out = state->object;
   out.set_encrypteddata(info + *sealed);
+  if (metrics_) metrics_->RecordKeyId("to_storage", name_, out.keyid());
   return out.SerializeAsString();
 }
 
@@ -211,8 +217,7 @@ StatusOr<std::string> KmsV2Envelope::FromStorage(std::string_view stored, std::s
     if (!plain.ok()) return Internal("failed to decrypt DEK, error: " + plain.status().message());
     source = std::move(*plain);
     std::lock_guard lock(mu_);
-    if (seeds_.size() >= kMaxCachedSources) seeds_.clear();
-    seeds_[cache_key] = source;
+    CacheSourceLocked(cache_key, source);
   }
   const bool seeded = o.encrypteddeksourcetype() == v2::HKDF_SHA256_XNONCE_AES_GCM_SEED;
   std::string_view data = o.encrypteddata();
@@ -229,12 +234,13 @@ StatusOr<std::string> KmsV2Envelope::FromStorage(std::string_view stored, std::s
   auto out = gcm->FromStorage(data, key, &inner_stale);
   if (!out.ok()) return out.status();
   if (stale) *stale = !seeded || current.empty() || o.keyid() != current;
+  if (metrics_) metrics_->RecordKeyId("from_storage", name_, o.keyid());
   return out;
 }
 
-transformers::KmsFactory KmsV2Factory(std::vector<std::shared_ptr<KmsV2Envelope>>* made) {
-  return [made](const transformers::KmsConfig& c) -> StatusOr<std::shared_ptr<const Transformer>> {
-    auto env = std::make_shared<KmsV2Envelope>(c.name, NewKmsV2Client(c.endpoint, c.timeout));
+transformers::KmsFactory KmsV2Factory(std::vector<std::shared_ptr<KmsV2Envelope>>* made, KmsMetrics* metrics) {
+  return [made, metrics](const transformers::KmsConfig& c) -> StatusOr<std::shared_ptr<const Transformer>> {
+    auto env = std::make_shared<KmsV2Envelope>(c.name, NewKmsV2Client(c.endpoint, c.timeout, metrics, c.name), metrics);
     if (made) made->push_back(env);
     return std::shared_ptr<const Transformer>(env);
   };

@@ -15,8 +15,9 @@
 // 3 minutes, as kube's. Healthy(): the kms-providers health check (a Status call: healthz "ok",
 // version v2, a key_id).
 //
-// Not done yet: kube's apiserver_envelope_encryption_* metrics; the calls block the calling thread for
-// at most the provider's timeout (a cache miss on a read, a seed after a key rotation).
+// Metrics (kms_metrics.h): each plugin call's latency, each key ID use, the DEK source cache size.
+// Not done yet: kube's other apiserver_envelope_encryption_* metrics; the calls block the calling
+// thread for at most the provider's timeout (a cache miss on a read, a seed after a key rotation).
 // Thread-safety: thread-safe.
 #pragma once
 
@@ -30,6 +31,7 @@
 
 #include "storage/transformer.h"
 #include "storage/transformers/encryption_config.h"
+#include "storage/transformers/kms/kms_metrics.h"
 #include "storage/transformers/kms/kms_v2_client.h"
 
 namespace capstan::storage::kms {
@@ -39,7 +41,8 @@ class KmsV2Envelope : public Transformer {
   static constexpr size_t kMaxCachedSources = 1000;
   static constexpr std::chrono::minutes kWriteSourceMaxTtl{3};
 
-  KmsV2Envelope(std::string name, std::unique_ptr<KmsV2Client> client);
+  // `metrics` (may be null) outlives the envelope.
+  KmsV2Envelope(std::string name, std::unique_ptr<KmsV2Client> client, KmsMetrics* metrics = nullptr);
   ~KmsV2Envelope() override;
   KmsV2Envelope(const KmsV2Envelope&) = delete;
   KmsV2Envelope& operator=(const KmsV2Envelope&) = delete;
@@ -59,8 +62,11 @@ class KmsV2Envelope : public Transformer {
   struct WriteState;
   void Poll();
 
+  void CacheSourceLocked(const std::string& cache_key, std::string source) const;
+
   const std::string name_;
   std::unique_ptr<KmsV2Client> client_;
+  KmsMetrics* metrics_;
   std::mutex refresh_mu_;  // serializes Refresh (taken before mu_)
   mutable std::mutex mu_;
   std::shared_ptr<const WriteState> state_;                    // guarded by mu_; null until the first seed
@@ -72,7 +78,7 @@ class KmsV2Envelope : public Transformer {
 };
 
 // The factory BuildTransformers takes: a KmsV2Envelope per kms provider (apiVersion v2), kept in
-// `made` too so the caller can health-check them.
-transformers::KmsFactory KmsV2Factory(std::vector<std::shared_ptr<KmsV2Envelope>>* made);
+// `made` too so the caller can health-check them; `metrics` (may be null) outlives them.
+transformers::KmsFactory KmsV2Factory(std::vector<std::shared_ptr<KmsV2Envelope>>* made, KmsMetrics* metrics);
 
 }  // namespace capstan::storage::kms

@@ -99,6 +99,33 @@ TEST_F(KmsV2EnvelopeTest, WritesKubesEncryptedObjectWithASeedAndReadsItBack) {
   EXPECT_NE(*env->ToStorage(plain, "/registry/secrets/default/s"), *stored);
 }
 
+TEST_F(KmsV2EnvelopeTest, KubesMetricsCountCallsKeyIdsAndTheCache) {
+  MetricsRegistry reg;
+  KmsMetrics metrics(reg, "apiserver-x");
+  KmsV2Envelope env("test", NewKmsV2Client("unix://" + dir_ + "/kms.sock", std::chrono::seconds(2), &metrics, "test"),
+                    &metrics);
+  std::string stored = *env.ToStorage("v", "/k");
+  ASSERT_TRUE(env.FromStorage(stored, "/k", nullptr).ok());
+  std::string text = reg.Expose();
+  const std::string key = transformers::Sha256Label("k1"), server = transformers::Sha256Label("apiserver-x");
+  EXPECT_NE(text.find("apiserver_envelope_encryption_kms_operations_latency_seconds_count{provider_name=\"test\","
+                      "method_name=\"/v2.KeyManagementService/Encrypt\",grpc_status_code=\"OK\"} 1\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("apiserver_envelope_encryption_key_id_hash_total{transformation_type=\"to_storage\","
+                      "provider_name=\"test\",key_id_hash=\"" + key + "\",apiserver_id_hash=\"" + server + "\"} 1\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("apiserver_envelope_encryption_key_id_hash_total{transformation_type=\"from_storage\""),
+            std::string::npos);
+  EXPECT_NE(text.find("apiserver_envelope_encryption_dek_source_cache_size{provider_name=\"test\"} 1\n"),
+            std::string::npos);
+  plugin_->Stop();
+  EXPECT_FALSE(env.Check().ok());
+  EXPECT_NE(reg.Expose().find("method_name=\"/v2.KeyManagementService/Status\",grpc_status_code=\"Unavailable\"}"),
+            std::string::npos);
+}
+
 TEST_F(KmsV2EnvelopeTest, OneDecryptPerSeedThenTheCacheServes) {
   auto writer = Envelope();
   std::vector<std::string> values;
