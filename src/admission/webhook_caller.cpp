@@ -189,7 +189,9 @@ Task<CallOutcome> WebhookCaller::Call(const Webhook& w, const Attributes& a, con
     }
   }
   std::string type = w.mutating ? "admit" : "validating";
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  if (RequestScope* scope = a.scope) scope->AddSliExcludedLatency(elapsed);
+  double secs = std::chrono::duration<double>(elapsed).count();
   bool rejected = out.kind == CallOutcome::kRejected || (out.kind == CallOutcome::kCallError && w.failure_policy != "Ignore");
   if (durations_) durations_->With({w.name, type, a.operation, rejected ? "true" : "false"})->Observe(secs);
   if (rejections_ && rejected) {

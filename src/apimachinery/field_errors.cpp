@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <set>
 
-#include "apimachinery/go_float.h"
+#include "util/go_float.h"
 #include "apimachinery/schema_go_format.h"
 #include "util/strings.h"
 
@@ -54,7 +54,7 @@ std::string RenderValue(const boost::json::value& v) {
     case boost::json::kind::int64: return std::to_string(v.get_int64());
     case boost::json::kind::uint64: return std::to_string(v.get_uint64());
     case boost::json::kind::double_:
-      return apimachinery::FormatFloatG(v.get_double());  // Go's %v of a float64
+      return FormatFloatG(v.get_double());  // Go's %v of a float64
     default: return boost::json::serialize(v);
   }
 }

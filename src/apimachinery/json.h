@@ -3,7 +3,7 @@
 // (go_float.h). See each header for the contract; all are thread-safe pure functions.
 #pragma once
 
-#include "apimachinery/go_float.h"
+#include "util/go_float.h"
 #include "apimachinery/json_parse.h"
 #include "apimachinery/json_path.h"
 #include "apimachinery/json_write.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <array>
 
-#include "apimachinery/go_float.h"
+#include "util/go_float.h"
 #include "apimachinery/utf8.h"
 
 namespace capstan::apimachinery {

@@ -4,7 +4,7 @@
 #include <charconv>
 #include <limits>
 
-#include "apimachinery/go_float.h"
+#include "util/go_float.h"
 #include "util/strings.h"
 
 namespace capstan::apimachinery {

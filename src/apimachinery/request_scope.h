@@ -10,6 +10,9 @@
 // Thread-safety: safe from any thread (validating webhooks run in parallel for one request).
 #pragma once
 
+#include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
@@ -32,8 +35,15 @@ class RequestScope {
   void AddWarning(std::string text);
   std::map<std::string, Annotation> annotations() const;
   std::vector<std::string> warnings() const;
+  // Time spent waiting for what the request SLI leaves out (admission webhooks, the APF queue), as
+  // kube's latency trackers: apiserver_request_sli_duration_seconds is the latency minus this.
+  void AddSliExcludedLatency(std::chrono::nanoseconds d) { sli_excluded_ns_.fetch_add(d.count(), std::memory_order_relaxed); }
+  std::chrono::nanoseconds sli_excluded_latency() const {
+    return std::chrono::nanoseconds(sli_excluded_ns_.load(std::memory_order_relaxed));
+  }
 
  private:
+  std::atomic<int64_t> sli_excluded_ns_{0};
   mutable std::mutex mu_;
   std::map<std::string, Annotation> annotations_;  // guarded by mu_
   std::vector<std::string> warnings_;               // guarded by mu_

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "apimachinery/go_float.h"
+#include "util/go_float.h"
 #include "apimachinery/json_write.h"
 #include "util/strings.h"
 

@@ -6,7 +6,7 @@
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
-#include "apimachinery/go_float.h"
+#include "util/go_float.h"
 #include "apimachinery/utf8.h"
 #include "apimachinery/yaml.h"
 #include "apimachinery/yaml_resolve.h"

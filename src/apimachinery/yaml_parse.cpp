@@ -10,7 +10,7 @@
 #include <memory>
 #include <set>
 
-#include "apimachinery/go_float.h"
+#include "util/go_float.h"
 #include "apimachinery/utf8.h"
 #include "apimachinery/yaml.h"
 #include "apimachinery/yaml_resolve.h"

@@ -8,7 +8,7 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "apimachinery/go_float.h"
+#include "util/go_float.h"
 #include "apimachinery/time_util.h"
 #include "apimachinery/utf8.h"
 #include "cel/functions.h"
@@ -361,7 +361,7 @@ Value ToString(EvalContext&, const Value* a, size_t n) {
     case Kind::kString: return v;
     case Kind::kInt: return Value::String(std::to_string(v.int_value()));
     case Kind::kUint: return Value::String(std::to_string(v.uint_value()));
-    case Kind::kDouble: return Value::String(am::FormatFloatG(v.double_value()));
+    case Kind::kDouble: return Value::String(FormatFloatG(v.double_value()));
     case Kind::kBool: return Value::String(v.bool_value() ? "true" : "false");
     case Kind::kBytes:
       if (!am::IsValidUtf8(v.str())) return Value::Error("invalid UTF-8 in bytes, cannot convert to string");

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "apimachinery/go_float.h"
+#include "util/go_float.h"
 #include "apimachinery/utf8.h"
 #include "cel/functions.h"
 #include "cel/time_values.h"
@@ -283,7 +283,7 @@ std::string FormatString(const Value& v, std::string& err) {
       double d = v.double_value();
       if (std::isnan(d)) return "NaN";
       if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
-      return am::FormatFloatG(d);
+      return FormatFloatG(d);
     }
     case Kind::kBool: return v.bool_value() ? "true" : "false";
     case Kind::kNull: return "null";

@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "apimachinery/go_float.h"
+#include "util/go_float.h"
 #include "apimachinery/time_util.h"
 
 namespace capstan::cel {
@@ -83,7 +83,7 @@ std::string FormatTimestamp(const Value& ts) {
 std::string FormatDurationSeconds(int64_t nanos) {
   // strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
   double secs = static_cast<double>(nanos / 1000000000) + static_cast<double>(nanos % 1000000000) / 1e9;
-  std::string g = apimachinery::FormatFloatJson(secs);
+  std::string g = FormatFloatJson(secs);
   if (g.find('e') != std::string::npos) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.9f", secs);

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "apimachinery/go_float.h"
+#include "util/go_float.h"
 
 namespace capstan::cel {
 
@@ -300,7 +300,7 @@ std::string DebugString(const Value& v) {
   }
 }
 
-std::string FormatDouble(double d) { return apimachinery::FormatFloatG(d); }
+std::string FormatDouble(double d) { return FormatFloatG(d); }
 
 int64_t CodePointCount(std::string_view s) {
   int64_t n = 0;

@@ -67,6 +67,7 @@ struct App::State {
   Options opts;
   RuntimeConfig runtime_config;  // --runtime-config: the group/versions and resources served
   MetricsRegistry metrics;
+  MetricsRegistry sli_metrics;  // /metrics/slis: the health checks' results
   std::unique_ptr<server::RequestMetrics> request_metrics;
   server::RequestWaitGroup wait_group;
   std::unique_ptr<AuthenticationSetup> authentication;
@@ -565,12 +566,19 @@ void App::State::InstallHealthAndMetrics() {
       },
       server::HealthChecks::kReadyz);
   s.health.Install(s.router);
+  s.health.RecordTo(s.sli_metrics);
+  server::AddProcessStartTime(s.sli_metrics);
   server::VersionInfo version = server::CurrentVersionInfo(kKubeMajor, kKubeMinor, GitVersion());
   version.git_commit = GitCommit();
   version.git_tree_state = GitTreeState();
   if (!BuildDate().empty()) version.build_date = BuildDate();
+  server::AddBuildInfo(s.metrics, version);
   server::InstallVersion(s.router, std::move(version));
-  server::InstallMetrics(s.router, s.metrics);
+  // kube installs the reset handlers and the debug endpoints only with --profiling.
+  const bool profiling = s.opts.observability.profiling;
+  server::InstallMetrics(s.router, "/metrics", s.metrics, profiling);
+  server::InstallMetrics(s.router, "/metrics/slis", s.sli_metrics, profiling);
+  if (profiling) server::InstallDebugFlags(s.router);
   server::InstallRootPaths(s.router);
 }
 
@@ -767,6 +775,11 @@ Status App::Start() {
   } else if (o.endpoint_reconciler_type != "lease" && o.endpoint_reconciler_type != "none" &&
              !o.endpoint_reconciler_type.empty()) {
     return Status(400, "BadRequest", "Reconciler not implemented: " + o.endpoint_reconciler_type);
+  }
+  {
+    ObservabilityFlags observability = o.observability;
+    LoadMetricLabelsManifest(observability);
+    s.metrics.Configure(observability.metrics);
   }
   ASSIGN_OR_RETURN(Pki pki, PrepareDataDir(o));
   RETURN_IF_ERROR(s.BuildSecurity(pki));

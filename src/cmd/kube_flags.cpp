@@ -448,6 +448,30 @@ Check CheckValue(FlagKind kind, std::string_view v) {
 
 std::span<const KubeFlag> KubeApiserverFlags() { return kFlags; }
 
+std::vector<std::string> StringSliceValues(std::string_view value) {
+  if (value.empty()) return {};
+  std::string err;
+  auto record = CsvRecord(value, &err);
+  return record ? *record : std::vector<std::string>{};
+}
+
+std::vector<std::pair<std::string, std::string>> StringToStringPairs(std::string_view value) {
+  std::vector<std::string> items;
+  if (std::count(value.begin(), value.end(), '=') == 1) {
+    while (!value.empty() && value.front() == '"') value.remove_prefix(1);
+    while (!value.empty() && value.back() == '"') value.remove_suffix(1);
+    items.emplace_back(value);
+  } else {
+    items = StringSliceValues(value);
+  }
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& item : items) {
+    auto eq = item.find('=');
+    if (eq != std::string::npos) out.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+  }
+  return out;
+}
+
 const KubeFlag* FindKubeFlag(std::string_view name) {
   while (!name.empty() && name[0] == '-') name.remove_prefix(1);
   std::string normalized(name);

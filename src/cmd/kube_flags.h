@@ -18,6 +18,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "apimachinery/status.h"
 
@@ -74,6 +76,11 @@ const KubeFlag* FindKubeFlagByShorthand(char shorthand);
 bool FlagValueIsOptional(const KubeFlag& flag);
 // True when repeated occurrences accumulate (slices, arrays, maps, feature gates).
 bool FlagIsRepeatable(const KubeFlag& flag);
+
+// The values of a slice flag (pflag's CSV record) and the pairs of a stringToString flag (one '=':
+// the whole value is one pair; more: a CSV record of pairs), for values ValidateFlagValue accepted.
+std::vector<std::string> StringSliceValues(std::string_view value);
+std::vector<std::pair<std::string, std::string>> StringToStringPairs(std::string_view value);
 
 // Checks `value` against the flag's kind. OK, or a 400 Status whose message is the one line pflag
 // prints for the same value: invalid argument "<value>" for "<--flag>" flag: <reason>.

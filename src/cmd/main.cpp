@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
       break;
   }
   SetLogVerbosity(parsed.options.verbosity);
+  if (parsed.options.observability.logging_format == "json") SetLogFormat(LogFormat::kJson);
   // As kube-apiserver: a bad gate is an error before anything starts.
   std::vector<std::string> gate_warnings;
   if (std::string err = features::MutableGates().Set(parsed.options.feature_gates, &gate_warnings); !err.empty()) {

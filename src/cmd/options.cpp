@@ -469,6 +469,10 @@ ParseOutcome ParseOptions(const std::vector<std::string>& args) {
         if (!st->ok()) return error(st->message());
         continue;
       }
+      if (auto st = SetObservabilityFlag(o.observability, name, value)) {
+        if (!st->ok()) return error(st->message());
+        continue;
+      }
       ignored.insert(name);
       continue;
     }

@@ -17,6 +17,7 @@
 #include "apimachinery/status.h"
 #include "auth/authn/config.h"
 #include "cmd/audit_flags.h"
+#include "cmd/observability_flags.h"
 
 namespace capstan::cmd {
 
@@ -80,6 +81,7 @@ struct Options {
 
   // Auditing (cmd/audit_flags.cpp).
   AuditFlags audit;
+  ObservabilityFlags observability;  // metrics exposure, logging format, profiling
 
   // Storage.
   std::vector<std::string> etcd_servers;

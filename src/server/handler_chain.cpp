@@ -22,7 +22,8 @@ http::Handler BuildHandlerChain(http::Handler inner, const ChainConfig& c) {
       [&](Handler n) { return WithTimeout(std::move(n), c.request_timeout); },
       [&](Handler n) { return WithCors(std::move(n), c.cors_allowed_origins); },
       [&](Handler n) {
-        return WithAuthentication(std::move(n), *c.authenticator, WithFailedAuthenticationAudit(Unauthorized(), c.audit));
+        return WithAuthentication(std::move(n), *c.authenticator, WithFailedAuthenticationAudit(Unauthorized(), c.audit),
+                                  c.metrics);
       },
       [&](Handler n) { return WithAuditEvents(std::move(n), c.audit); },
       [&](Handler n) { return WithImpersonation(std::move(n), *c.authorizer); },
@@ -30,7 +31,7 @@ http::Handler BuildHandlerChain(http::Handler inner, const ChainConfig& c) {
         if (c.apf) return WithPriorityAndFairness(std::move(n), *c.apf, c.request_timeout, *c.metrics);
         return WithMaxInFlight(std::move(n), c.max_requests_inflight, c.max_mutating_requests_inflight, *c.metrics);
       },
-      [&](Handler n) { return WithAuthorization(std::move(n), *c.authorizer); },
+      [&](Handler n) { return WithAuthorization(std::move(n), *c.authorizer, c.metrics); },
   };
   Handler h = std::move(inner);
   for (auto it = chain.rbegin(); it != chain.rend(); ++it) h = (*it)(std::move(h));

@@ -19,6 +19,19 @@ void HealthChecks::Add(std::string name, Check check, unsigned endpoints) {
   checks_.push_back({std::move(name), std::move(check), endpoints});
 }
 
+void HealthChecks::RecordTo(MetricsRegistry& slis) {
+  result_ = &slis.NewGaugeVec("kubernetes_healthcheck", "This metric records the result of a single healthcheck.",
+                              {"name", "type"});
+  results_total_ = &slis.NewCounterVec("kubernetes_healthchecks_total",
+                                       "This metric records the results of all healthcheck.", {"name", "type", "status"});
+}
+
+void HealthChecks::Observe(const std::string& name, const std::string& endpoint, bool ok) const {
+  if (!result_) return;
+  result_->With({name, endpoint})->Set(ok ? 1 : 0);
+  results_total_->With({name, endpoint, ok ? "success" : "error"})->Inc();
+}
+
 Task<http::HttpResponse> HealthChecks::Run(const std::string& endpoint, const http::Query& query) const {
   std::set<std::string> excluded;
   if (const auto* vals = query.GetAll("exclude")) {
@@ -42,6 +55,7 @@ Task<http::HttpResponse> HealthChecks::Run(const std::string& endpoint, const ht
       continue;
     }
     Status st = co_await c.check();
+    Observe(c.name, endpoint, st.ok());
     if (!st.ok()) {
       out += "[-]" + c.name + " failed: reason withheld\n";
       failed_log += "[-]" + c.name + " failed: " + st.message() + "\n";

@@ -12,6 +12,7 @@
 
 #include "apimachinery/status.h"
 #include "server/router.h"
+#include "util/metrics.h"
 #include "util/task.h"
 
 namespace capstan::server {
@@ -23,6 +24,9 @@ class HealthChecks {
 
   void Add(std::string name, Check check, unsigned endpoints = kAll);
   void Install(Router& router);
+  // Records each check the /healthz, /livez and /readyz handlers run as kube's SLI metrics
+  // kubernetes_healthcheck{name,type} and kubernetes_healthchecks_total{name,type,status}.
+  void RecordTo(MetricsRegistry& slis);
 
   // Runs the checks of one endpoint ("healthz", "livez", "readyz") as its handler does.
   Task<http::HttpResponse> Run(const std::string& endpoint, const http::Query& query) const;
@@ -34,7 +38,11 @@ class HealthChecks {
     Check check;
     unsigned endpoints;
   };
+  void Observe(const std::string& name, const std::string& endpoint, bool ok) const;
+
   std::vector<Entry> checks_;
+  GaugeVec* result_ = nullptr;
+  CounterVec* results_total_ = nullptr;
 };
 
 }  // namespace capstan::server

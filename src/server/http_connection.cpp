@@ -300,6 +300,8 @@ Task<void> Connection::Run() {
   CancelTimer();
   if (hs_ec) {
     LogDebug("TLS handshake failed", {{"remote", remote_}, {"error", hs_ec.message()}});
+    // Go's server logs "http: TLS handshake error from" for every failure but a peer closing at once.
+    if (server_.tls_handshake_errors && hs_ec != boost::asio::error::eof) server_.tls_handshake_errors->Inc();
     CloseSocket();
     co_return;
   }

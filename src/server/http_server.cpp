@@ -131,6 +131,8 @@ Status HttpServer::Start(const std::function<void(int port)>& on_bound) {
   s.alpn = s.opts.enable_http2 ? std::string("\x02h2\x08http/1.1", 12) : std::string("\x08http/1.1", 9);
   SSL_CTX_set_alpn_select_cb(s.tls.native_handle(), SelectAlpn, &s.alpn);
   if (s.opts.metrics) {
+    s.tls_handshake_errors = &s.opts.metrics->NewCounter("apiserver_tls_handshake_errors_total",
+                                                         "Number of requests dropped with 'TLS handshake error from' error");
     auto& conns = s.opts.metrics->NewCounterVec("capstan_http_connections_total",
                                                 "TLS connections accepted, by the protocol negotiated.", {"protocol"});
     s.http1_connections = conns.With({"HTTP/1.1"});

@@ -47,6 +47,7 @@ struct HttpServer::Impl {
   std::atomic<bool> draining{false};
   int port = 0;
   std::string alpn;  // the protocols offered, in ALPN wire form
+  Counter* tls_handshake_errors = nullptr;  // apiserver_tls_handshake_errors_total
   Counter* http1_connections = nullptr;
   Counter* http2_connections = nullptr;
   Gauge* http1_open = nullptr;

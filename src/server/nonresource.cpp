@@ -5,11 +5,14 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <chrono>
 #include <fstream>
 
 #include "server/http/responses.h"
+#include "util/log.h"
+#include "util/strings.h"
 
 namespace capstan::server {
 
@@ -56,12 +59,78 @@ void InstallVersion(Router& router, VersionInfo v) {
   router.Handle("/version", [body](http::RequestContext& ctx) -> Task<void> { co_await http::RespondJson(ctx, body); });
 }
 
-void InstallMetrics(Router& router, MetricsRegistry& registry) {
-  router.Handle("/metrics", [&registry](http::RequestContext& ctx) -> Task<void> {
+void InstallMetrics(Router& router, const std::string& path, MetricsRegistry& registry, bool with_reset) {
+  router.Handle(path, [&registry, with_reset](http::RequestContext& ctx) -> Task<void> {
     http::HttpResponse resp;
+    if (with_reset && ctx.request.method == "DELETE") {
+      registry.Reset();
+      resp.headers.Set("Content-Type", "text/plain; charset=utf-8");
+      resp.body = "metrics reset\n";
+      co_await ctx.writer->Respond(std::move(resp));
+      co_return;
+    }
     resp.headers.Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
     resp.body = registry.Expose();
     co_await ctx.writer->Respond(std::move(resp));
+  });
+}
+
+void AddBuildInfo(MetricsRegistry& registry, const VersionInfo& v) {
+  registry
+      .NewGaugeVec("kubernetes_build_info",
+                   "A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree "
+                   "state, build date, Go version, and compiler from which Kubernetes was built, and platform on "
+                   "which it is running.",
+                   {"major", "minor", "git_version", "git_commit", "git_tree_state", "build_date", "go_version",
+                    "compiler", "platform"})
+      .With({v.major, v.minor, v.git_version, v.git_commit, v.git_tree_state, v.build_date, v.compiler_version, "clang",
+             v.platform})
+      ->Set(1);
+}
+
+namespace {
+// routes.writePlainText: the text and a newline, as text/plain with nosniff.
+Task<void> PlainText(http::RequestContext& ctx, int status, const std::string& text) {
+  http::HttpResponse resp;
+  resp.status = status;
+  resp.headers.Set("Content-Type", "text/plain");
+  resp.headers.Set("X-Content-Type-Options", "nosniff");
+  resp.body = text + "\n";
+  co_await ctx.writer->Respond(std::move(resp));
+}
+}  // namespace
+
+void InstallDebugFlags(Router& router) {
+  auto index = [](http::RequestContext& ctx) -> Task<void> {
+    http::HttpResponse resp;
+    resp.headers.Set("Content-Type", "text/html; charset=utf-8");
+    resp.body =
+        "<html>\n<head>\n<title>/debug/flags/</title>\n</head>\n<body>\n/debug/flags/<br>\n<br>\nflags:<br>\n"
+        "<table>\n\n<tr>v<br>\n\n</table>\n<br>\nfull flags configurable<br>\n</body>\n</html>\n";
+    co_await ctx.writer->Respond(std::move(resp));
+  };
+  router.HandleUnlisted("/debug/flags", index);
+  router.HandlePrefixUnlisted("/debug/flags", index);
+  router.HandleUnlisted("/debug/flags/v", [](http::RequestContext& ctx) -> Task<void> {
+    if (ctx.request.method != "PUT") {
+      co_await PlainText(ctx, 406, "unsupported http method");
+      co_return;
+    }
+    // component-base's GlogSetter: strconv.ParseUint(val, 10, 32).
+    const std::string& val = ctx.request.body;
+    bool digits = !val.empty() && std::all_of(val.begin(), val.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!digits) {
+      co_await PlainText(ctx, 400, "strconv.ParseUint: parsing " + GoQuote(val) + ": invalid syntax");
+      co_return;
+    }
+    if (val.size() > 10 || std::stoull(val) > 0xffffffffULL) {
+      co_await PlainText(ctx, 400, "strconv.ParseUint: parsing " + GoQuote(val) + ": value out of range");
+      co_return;
+    }
+    uint64_t v = std::stoull(val);
+    SetLogVerbosity(static_cast<int>(std::min<uint64_t>(v, 1u << 30)));
+    LogInfo("verbosity changed", {{"verbosity", static_cast<int64_t>(v)}});
+    co_await PlainText(ctx, 200, "successfully set klog.logging.verbosity to " + val);
   });
 }
 
@@ -77,9 +146,30 @@ void InstallRootPaths(Router& router) {
   });
 }
 
+namespace {
+double ProcessStartSeconds() {
+  static const double start =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return start;
+}
+void AppendGauge(std::string& out, const char* name, const char* type, const char* help, double v) {
+  out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n" + name + " " +
+         FormatMetricValue(v) + "\n";
+}
+}  // namespace
+
+void AddProcessStartTime(MetricsRegistry& registry) {
+  double start_secs = ProcessStartSeconds();
+  registry.AddCollector(
+      [start_secs](std::string& out) {
+        AppendGauge(out, "process_start_time_seconds", "gauge", "[ALPHA] Start time of the process since unix epoch in seconds.",
+                    start_secs);
+      },
+      "process_start_time_seconds");
+}
+
 void AddProcessMetrics(MetricsRegistry& registry) {
-  auto start = std::chrono::system_clock::now();
-  double start_secs = std::chrono::duration<double>(start.time_since_epoch()).count();
+  double start_secs = ProcessStartSeconds();
   registry.AddCollector([start_secs](std::string& out) {
     long page = sysconf(_SC_PAGESIZE);
     long vm_pages = 0, rss_pages = 0;
@@ -100,8 +190,7 @@ void AddProcessMetrics(MetricsRegistry& registry) {
     struct rlimit rl;
     getrlimit(RLIMIT_NOFILE, &rl);
     auto line = [&out](const char* name, const char* type, const char* help, double v) {
-      out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n" + name + " " +
-             FormatMetricValue(v) + "\n";
+      AppendGauge(out, name, type, help, v);
     };
     line("process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.", cpu);
     line("process_max_fds", "gauge", "Maximum number of open file descriptors.", static_cast<double>(rl.rlim_cur));

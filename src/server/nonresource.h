@@ -26,11 +26,19 @@ VersionInfo CurrentVersionInfo(int major, int minor, const std::string& git_vers
 std::string VersionJson(const VersionInfo& v);
 
 void InstallVersion(Router& router, VersionInfo v);
-void InstallMetrics(Router& router, MetricsRegistry& registry);
+// /metrics (and /metrics/slis from the SLI registry). With `with_reset` (kube does it under
+// --profiling), DELETE zeroes every sample and answers "metrics reset".
+void InstallMetrics(Router& router, const std::string& path, MetricsRegistry& registry, bool with_reset);
+// kubernetes_build_info{major,minor,git_version,...} 1.
+void AddBuildInfo(MetricsRegistry& registry, const VersionInfo& v);
+// /debug/flags (the index page) and /debug/flags/v: PUT a new -v verbosity at runtime, kube's texts.
+void InstallDebugFlags(Router& router);
 // "/" answers the list of paths, as kube's index handler does.
 void InstallRootPaths(Router& router);
 
 // process_* metrics (resident memory, start time, CPU, open fds) computed at scrape time.
 void AddProcessMetrics(MetricsRegistry& registry);
+// process_start_time_seconds alone (the SLI registry carries it, as kube's does).
+void AddProcessStartTime(MetricsRegistry& registry);
 
 }  // namespace capstan::server

@@ -16,6 +16,16 @@ void Router::HandlePrefix(std::string prefix, http::Handler h) {
             [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
 }
 
+void Router::HandleUnlisted(std::string path, http::Handler h) {
+  unlisted_.push_back(path);
+  Handle(std::move(path), std::move(h));
+}
+
+void Router::HandlePrefixUnlisted(std::string prefix, http::Handler h) {
+  unlisted_.push_back(prefix);
+  HandlePrefix(std::move(prefix), std::move(h));
+}
+
 Task<void> Router::Dispatch(http::RequestContext& ctx) const {
   const std::string& path = ctx.request.path;
   if (auto it = exact_.find(path); it != exact_.end()) {
@@ -34,8 +44,13 @@ Task<void> Router::Dispatch(http::RequestContext& ctx) const {
 
 std::vector<std::string> Router::Paths() const {
   std::vector<std::string> out;
-  for (const auto& [p, h] : exact_) out.push_back(p);
-  for (const auto& [p, h] : prefixes_) out.push_back(p);
+  auto listed = [this](const std::string& p) { return std::find(unlisted_.begin(), unlisted_.end(), p) == unlisted_.end(); };
+  for (const auto& [p, h] : exact_) {
+    if (listed(p)) out.push_back(p);
+  }
+  for (const auto& [p, h] : prefixes_) {
+    if (listed(p)) out.push_back(p);
+  }
   std::sort(out.begin(), out.end());
   return out;
 }

@@ -16,6 +16,9 @@ class Router {
   void Handle(std::string path, http::Handler h);
   // Handles `prefix` itself and everything under `prefix/`.
   void HandlePrefix(std::string prefix, http::Handler h);
+  // As Handle and HandlePrefix, left out of Paths() (kube's UnlistedHandle: /debug/...).
+  void HandleUnlisted(std::string path, http::Handler h);
+  void HandlePrefixUnlisted(std::string prefix, http::Handler h);
   Task<void> Dispatch(http::RequestContext& ctx) const;
   // Every exact path registered (for the root "/" listing of paths).
   std::vector<std::string> Paths() const;
@@ -23,6 +26,7 @@ class Router {
  private:
   std::map<std::string, http::Handler> exact_;
   std::vector<std::pair<std::string, http::Handler>> prefixes_;  // longest first
+  std::vector<std::string> unlisted_;
 };
 
 // kube's answer for a path nothing serves.

@@ -124,7 +124,7 @@ std::string FeatureGate::String() const {
 
 void AddFeatureMetrics(const FeatureGate& gates, MetricsRegistry& registry) {
   GaugeVec& enabled = registry.NewGaugeVec(
-      "kubernetes_feature_enabled", "[BETA] This metric records the data about the stage and enablement of a k8s feature.",
+      "kubernetes_feature_enabled", "This metric records the data about the stage and enablement of a k8s feature.",
       {"name", "stage"});
   for (const auto& f : gates.Known()) {
     enabled.With({std::string(f.name), std::string(StageName(f.stage))})->Set(gates.Enabled(f.name) ? 1 : 0);

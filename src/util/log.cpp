@@ -11,9 +11,12 @@
 namespace capstan {
 namespace {
 std::atomic<int> verbosity{0};
+std::atomic<LogFormat> format{LogFormat::kText};
 std::mutex write_mu;
 
-void AppendQuoted(std::string& out, std::string_view s) {
+// A quoted string: klog's text form writes control characters as \xNN, the JSON form as \u00NN
+// (encoding/json's).
+void AppendQuoted(std::string& out, std::string_view s, bool json = false) {
   out.push_back('"');
   for (char c : s) {
     switch (c) {
@@ -24,7 +27,7 @@ void AppendQuoted(std::string& out, std::string_view s) {
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char buf[8];
-          std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(c));
+          std::snprintf(buf, sizeof buf, json ? "\\u%04x" : "\\x%02x", static_cast<unsigned char>(c));
           out += buf;
         } else {
           out.push_back(c);
@@ -33,13 +36,42 @@ void AppendQuoted(std::string& out, std::string_view s) {
   }
   out.push_back('"');
 }
+
+void AppendJsonString(std::string& out, std::string_view s) { AppendQuoted(out, s, true); }
+
+std::string FormatJsonLine(LogLevel level, std::string_view msg, LogFields fields) {
+  struct timeval tv;
+  gettimeofday(&tv, nullptr);
+  char ts[48];
+  std::snprintf(ts, sizeof ts, "%ld.%06ld", static_cast<long>(tv.tv_sec), static_cast<long>(tv.tv_usec));
+  std::string line = "{\"ts\":";
+  line += ts;
+  line += ",\"caller\":\"capstan\",\"msg\":";
+  AppendJsonString(line, msg);
+  if (level != LogLevel::kError) line += level == LogLevel::kDebug ? ",\"v\":4" : ",\"v\":0";
+  for (const auto& f : fields) {
+    line.push_back(',');
+    AppendJsonString(line, f.key);
+    line.push_back(':');
+    if (f.quoted) {
+      AppendJsonString(line, f.value);
+    } else {
+      line += f.value;
+    }
+  }
+  line += "}\n";
+  return line;
+}
+
 }  // namespace
 
+void SetLogFormat(LogFormat f) { format.store(f, std::memory_order_relaxed); }
 void SetLogVerbosity(int v) { verbosity.store(v, std::memory_order_relaxed); }
 int LogVerbosity() { return verbosity.load(std::memory_order_relaxed); }
 bool LogV(int level) { return LogVerbosity() >= level; }
 
 std::string FormatLogLine(LogLevel level, std::string_view msg, LogFields fields) {
+  if (format.load(std::memory_order_relaxed) == LogFormat::kJson) return FormatJsonLine(level, msg, fields);
   static const char kLetters[] = {'D', 'I', 'W', 'E'};
   char letter = kLetters[static_cast<int>(level)];
   if (letter == 'D') letter = 'I';  // klog has no debug letter; debug is verbose info

@@ -37,6 +37,12 @@ inline void LogInfo(std::string_view msg, LogFields f = {}) { LogAt(LogLevel::kI
 inline void LogWarn(std::string_view msg, LogFields f = {}) { LogAt(LogLevel::kWarn, msg, f); }
 inline void LogError(std::string_view msg, LogFields f = {}) { LogAt(LogLevel::kError, msg, f); }
 
+// --logging-format: klog's text lines (above) or component-base's JSON lines, one object per line:
+//   {"ts":1733112000.123456,"caller":"capstan","msg":"watch closed","v":0,"resource":"configmaps"}
+// ("v" is the line's verbosity: 0 for info and warnings, 4 for debug; error lines have none).
+enum class LogFormat { kText, kJson };
+void SetLogFormat(LogFormat f);
+
 // -v: klog verbosity. Debug lines are written at verbosity >= 4.
 void SetLogVerbosity(int v);
 int LogVerbosity();

@@ -1,10 +1,100 @@
 #include "util/metrics.h"
 
+#include "util/go_float.h"
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <regex>
 
 namespace capstan {
+
+namespace {
+struct KubeMetricStability {
+  std::string_view name;
+  MetricStability stability;
+  std::string_view deprecated_version;
+};
+constexpr KubeMetricStability kKubeMetricStability[] = {
+#include "util/kube_metric_stability.inc"
+};
+
+const KubeMetricStability* FindStability(std::string_view name) {
+  auto it = std::lower_bound(std::begin(kKubeMetricStability), std::end(kKubeMetricStability), name,
+                             [](const KubeMetricStability& e, std::string_view n) { return e.name < n; });
+  return it != std::end(kKubeMetricStability) && it->name == name ? it : nullptr;
+}
+
+std::string_view StabilityName(MetricStability s) {
+  switch (s) {
+    case MetricStability::kAlpha: return "ALPHA";
+    case MetricStability::kBeta: return "BETA";
+    case MetricStability::kStable: return "STABLE";
+  }
+  return "ALPHA";
+}
+
+// The minor version of "1.27.0"; -1 when it is not one.
+int MinorOf(std::string_view version) {
+  auto dot = version.find('.');
+  if (dot == std::string_view::npos) return -1;
+  int minor = 0;
+  for (size_t i = dot + 1; i < version.size() && version[i] != '.'; ++i) {
+    if (version[i] < '0' || version[i] > '9') return -1;
+    minor = minor * 10 + (version[i] - '0');
+  }
+  return minor;
+}
+}  // namespace
+
+MetricStability StabilityOf(std::string_view name) {
+  const auto* e = FindStability(name);
+  return e ? e->stability : MetricStability::kAlpha;
+}
+
+std::string_view DeprecatedVersionOf(std::string_view name) {
+  const auto* e = FindStability(name);
+  return e ? e->deprecated_version : std::string_view();
+}
+
+std::string MetricsRegistry::AnnotatedHelp(std::string_view name, std::string_view help) {
+  std::string out = "[" + std::string(StabilityName(StabilityOf(name))) + "] ";
+  if (auto dv = DeprecatedVersionOf(name); !dv.empty()) out += "(Deprecated since " + std::string(dv) + ") ";
+  out += help;
+  return out;
+}
+
+std::string ParseShowHiddenMetricsVersion(std::string_view value, MetricsExposure& out) {
+  if (value.empty()) return {};
+  std::string valid = "1." + std::to_string(out.current_minor - 1);
+  if (value != valid) {
+    return "--show-hidden-metrics-for-version must be omitted or have the value '" + valid +
+           "'. Only the previous minor version is allowed";
+  }
+  out.show_hidden = true;
+  return {};
+}
+
+std::string AddAllowedMetricLabels(std::string_view key, std::string_view values, MetricsExposure& out) {
+  static const std::regex kKey("[a-zA-Z_:][a-zA-Z0-9_:]*,[a-zA-Z_][a-zA-Z0-9_]*");
+  std::string k(key);
+  if (!std::regex_match(k, kKey)) {
+    return "--allow-metric-labels must have a list of kv pair with format `metricName,labelName=labelValue, "
+           "labelValue,...`";
+  }
+  auto comma = k.find(',');
+  auto& allowed = out.allowed_labels[k.substr(0, comma)][k.substr(comma + 1)];
+  allowed.clear();
+  std::string_view rest = values;
+  while (true) {
+    auto c = rest.find(',');
+    allowed.emplace(rest.substr(0, c));
+    if (c == std::string_view::npos) break;
+    rest.remove_prefix(c + 1);
+  }
+  return {};
+}
 
 Histogram::Histogram(const std::vector<double>& bounds)
     : bounds_(bounds), buckets_(new std::atomic<uint64_t>[bounds.size()]) {
@@ -22,6 +112,19 @@ void Histogram::Observe(double v) {
   sum_.fetch_add(v, std::memory_order_relaxed);
 }
 
+void Histogram::Reset() {
+  for (size_t i = 0; i < bounds_.size(); ++i) buckets_[i].store(0, std::memory_order_relaxed);
+  count_.store(0, std::memory_order_relaxed);
+  sum_.store(0, std::memory_order_relaxed);
+}
+
+void MetricsRegistry::Reset() {
+  std::lock_guard lock(mu_);
+  for (auto& c : counters_) c->Reset();
+  for (auto& g : gauges_) g->Reset();
+  for (auto& h : histograms_) h->Reset();
+}
+
 uint64_t Histogram::CumulativeCount(size_t i) const {
   uint64_t total = 0;
   for (size_t j = 0; j <= i && j < bounds_.size(); ++j) total += buckets_[j].load(std::memory_order_relaxed);
@@ -32,6 +135,7 @@ CounterVec& MetricsRegistry::NewCounterVec(std::string name, std::string help, s
   std::lock_guard lock(mu_);
   counters_.push_back(std::make_unique<CounterVec>(std::move(name), std::move(help), std::move(labels),
                                                    [] { return std::make_unique<Counter>(); }));
+  ApplyAllowList(*counters_.back());
   return *counters_.back();
 }
 
@@ -39,6 +143,7 @@ GaugeVec& MetricsRegistry::NewGaugeVec(std::string name, std::string help, std::
   std::lock_guard lock(mu_);
   gauges_.push_back(std::make_unique<GaugeVec>(std::move(name), std::move(help), std::move(labels),
                                                [] { return std::make_unique<Gauge>(); }));
+  ApplyAllowList(*gauges_.back());
   return *gauges_.back();
 }
 
@@ -48,26 +153,46 @@ HistogramVec& MetricsRegistry::NewHistogramVec(std::string name, std::string hel
   histograms_.push_back(std::make_unique<HistogramVec>(
       std::move(name), std::move(help), std::move(labels),
       [bounds = std::move(bounds)] { return std::make_unique<Histogram>(bounds); }));
+  ApplyAllowList(*histograms_.back());
   return *histograms_.back();
 }
 
-void MetricsRegistry::AddCollector(std::function<void(std::string&)> collect) {
+void MetricsRegistry::AddCollector(std::function<void(std::string&)> collect, std::string name) {
   std::lock_guard lock(mu_);
-  collectors_.push_back(std::move(collect));
+  collectors_.push_back({std::move(collect), std::move(name)});
 }
 
-std::string FormatMetricValue(double v) {
-  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
-  if (std::isnan(v)) return "NaN";
-  if (v == std::floor(v) && std::fabs(v) < 1e15) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-    return buf;
+template <class V>
+void MetricsRegistry::ApplyAllowList(V& vec) const {
+  auto it = exposure_.allowed_labels.find(vec.name());
+  if (it == exposure_.allowed_labels.end()) return;
+  LabelAllowList allow(vec.label_names().size());
+  for (size_t i = 0; i < vec.label_names().size(); ++i) {
+    if (auto l = it->second.find(vec.label_names()[i]); l != it->second.end()) allow[i] = l->second;
   }
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
+  vec.SetAllowList(std::move(allow));
 }
+
+void MetricsRegistry::Configure(MetricsExposure exposure) {
+  std::lock_guard lock(mu_);
+  exposure_ = std::move(exposure);
+  for (auto& c : counters_) ApplyAllowList(*c);
+  for (auto& g : gauges_) ApplyAllowList(*g);
+  for (auto& h : histograms_) ApplyAllowList(*h);
+}
+
+// component-base's rule: disabled families are never shown; a family deprecated before the previous
+// minor release is hidden unless hidden metrics are shown.
+bool MetricsRegistry::Exposed(const std::string& name) const {
+  if (exposure_.disabled.count(name)) return false;
+  auto dv = DeprecatedVersionOf(name);
+  if (dv.empty() || exposure_.show_hidden) return true;
+  int minor = MinorOf(dv);
+  return minor < 0 || minor >= exposure_.current_minor;
+}
+
+// client_golang's writeFloat: strconv.FormatFloat(v, 'g', -1, 64), so 0.1 and 1e+06 as kube prints them.
+std::string FormatMetricValue(double v) { return FormatFloatG(v); }
 
 namespace {
 void AppendEscapedLabel(std::string& out, const std::string& v) {
@@ -104,15 +229,55 @@ void AppendLabels(std::string& out, const std::vector<std::string>& names, const
 
 template <class V>
 void AppendHeader(std::string& out, const V& vec, const char* type) {
-  out += "# HELP " + vec.name() + " " + vec.help() + "\n";
+  out += "# HELP " + vec.name() + " " + MetricsRegistry::AnnotatedHelp(vec.name(), vec.help()) + "\n";
   out += "# TYPE " + vec.name() + " " + type + "\n";
 }
 }  // namespace
+
+// registered_metrics_total, disabled_metrics_total and hidden_metrics_total as component-base counts
+// them: each family once, by stability level and deprecation version.
+void MetricsRegistry::AppendRegistrationCounts(std::string& out) const {
+  std::map<std::pair<std::string, std::string>, int> registered;
+  int disabled = 0, hidden = 0;
+  auto count = [&](const std::string& name) {
+    if (exposure_.disabled.count(name)) {
+      ++disabled;
+      return;
+    }
+    if (!Exposed(name)) {
+      ++hidden;
+      return;
+    }
+    registered[{std::string(StabilityName(StabilityOf(name))), std::string(DeprecatedVersionOf(name))}]++;
+  };
+  for (const auto& c : counters_) count(c->name());
+  for (const auto& g : gauges_) count(g->name());
+  for (const auto& h : histograms_) count(h->name());
+  for (const auto& c : collectors_) {
+    if (!c.name.empty()) count(c.name);
+  }
+  out += "# HELP registered_metrics_total " +
+         AnnotatedHelp("registered_metrics_total", "The count of registered metrics broken by stability level and deprecation version.") +
+         "\n# TYPE registered_metrics_total counter\n";
+  for (const auto& [k, n] : registered) {
+    out += "registered_metrics_total{deprecated_version=\"" + k.second + "\",stability_level=\"" + k.first + "\"} " +
+           std::to_string(n) + "\n";
+  }
+  if (disabled > 0) {
+    out += "# HELP disabled_metrics_total " + AnnotatedHelp("disabled_metrics_total", "The count of disabled metrics.") +
+           "\n# TYPE disabled_metrics_total counter\ndisabled_metrics_total " + std::to_string(disabled) + "\n";
+  }
+  if (hidden > 0) {
+    out += "# HELP hidden_metrics_total " + AnnotatedHelp("hidden_metrics_total", "The count of hidden metrics.") +
+           "\n# TYPE hidden_metrics_total counter\nhidden_metrics_total " + std::to_string(hidden) + "\n";
+  }
+}
 
 std::string MetricsRegistry::Expose() const {
   std::string out;
   std::lock_guard lock(mu_);
   for (const auto& c : counters_) {
+    if (c->empty() || !Exposed(c->name())) continue;
     AppendHeader(out, *c, "counter");
     c->ForEach([&](const LabelValues& lv, const Counter& m) {
       out += c->name();
@@ -121,6 +286,7 @@ std::string MetricsRegistry::Expose() const {
     });
   }
   for (const auto& g : gauges_) {
+    if (g->empty() || !Exposed(g->name())) continue;
     AppendHeader(out, *g, "gauge");
     g->ForEach([&](const LabelValues& lv, const Gauge& m) {
       out += g->name();
@@ -129,6 +295,7 @@ std::string MetricsRegistry::Expose() const {
     });
   }
   for (const auto& h : histograms_) {
+    if (h->empty() || !Exposed(h->name())) continue;
     AppendHeader(out, *h, "histogram");
     h->ForEach([&](const LabelValues& lv, const Histogram& m) {
       for (size_t i = 0; i < m.bounds().size(); ++i) {
@@ -147,7 +314,10 @@ std::string MetricsRegistry::Expose() const {
       out += " " + FormatMetricValue(static_cast<double>(m.Count())) + "\n";
     });
   }
-  for (const auto& collect : collectors_) collect(out);
+  for (const auto& c : collectors_) {
+    if (c.name.empty() || Exposed(c.name)) c.collect(out);
+  }
+  AppendRegistrationCounts(out);
   return out;
 }
 

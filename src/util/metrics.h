@@ -2,6 +2,12 @@
 //
 // Each component owns a struct of the metrics it records, created from the MetricsRegistry passed to
 // its constructor; there are no global metrics. Names follow kube-apiserver's where kube has one.
+//
+// Exposure follows kube's component-base: the help text carries the family's stability level
+// ("[STABLE] ...", "[ALPHA] (Deprecated since 1.27.0) ..."), families deprecated before the previous
+// minor release are hidden unless --show-hidden-metrics-for-version names that release,
+// --disabled-metrics hides families by name, --allow-metric-labels turns label values outside an
+// allow-list into "unexpected", and a family with no samples is not written at all.
 // Thread-safety: everything here is safe to use from any thread. With(...) returns a pointer that stays
 // valid for the registry's lifetime, so hot paths can look a label set up once and keep it.
 #pragma once
@@ -11,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +28,7 @@ class Counter {
  public:
   void Inc(double v = 1) { value_.fetch_add(v, std::memory_order_relaxed); }
   double Value() const { return value_.load(std::memory_order_relaxed); }
+  void Reset() { value_.store(0, std::memory_order_relaxed); }
 
  private:
   std::atomic<double> value_{0};
@@ -31,6 +39,7 @@ class Gauge {
   void Set(double v) { value_.store(v, std::memory_order_relaxed); }
   void Add(double v) { value_.fetch_add(v, std::memory_order_relaxed); }
   double Value() const { return value_.load(std::memory_order_relaxed); }
+  void Reset() { value_.store(0, std::memory_order_relaxed); }
 
  private:
   std::atomic<double> value_{0};
@@ -45,6 +54,7 @@ class Histogram {
   // Cumulative count of observations <= bounds[i].
   uint64_t CumulativeCount(size_t i) const;
   const std::vector<double>& bounds() const { return bounds_; }
+  void Reset();
 
  private:
   std::vector<double> bounds_;
@@ -55,6 +65,9 @@ class Histogram {
 
 using LabelValues = std::vector<std::string>;
 
+// Per label position, the values a family may carry (--allow-metric-labels); empty: anything.
+using LabelAllowList = std::vector<std::set<std::string>>;
+
 template <class M>
 class MetricVec {
  public:
@@ -64,6 +77,7 @@ class MetricVec {
 
   M* With(const LabelValues& values) {
     std::lock_guard lock(mu_);
+    if (!allow_.empty()) return WithAllowed(values);
     auto it = children_.find(values);
     if (it == children_.end()) it = children_.emplace(values, make_()).first;
     return it->second.get();
@@ -82,18 +96,62 @@ class MetricVec {
   const std::string& name() const { return name_; }
   const std::string& help() const { return help_; }
   const std::vector<std::string>& label_names() const { return label_names_; }
+  bool empty() const {
+    std::lock_guard lock(mu_);
+    return children_.empty();
+  }
+  // Zeroes every child; pointers handed out by With stay valid.
+  void Reset() {
+    std::lock_guard lock(mu_);
+    for (auto& [labels, m] : children_) m->Reset();
+  }
+  void SetAllowList(LabelAllowList allow) {
+    std::lock_guard lock(mu_);
+    allow_ = std::move(allow);
+  }
 
  private:
+  M* WithAllowed(LabelValues values) {
+    for (size_t i = 0; i < values.size() && i < allow_.size(); ++i) {
+      if (!allow_[i].empty() && !allow_[i].count(values[i])) values[i] = "unexpected";
+    }
+    auto it = children_.find(values);
+    if (it == children_.end()) it = children_.emplace(values, make_()).first;
+    return it->second.get();
+  }
+
   std::string name_, help_;
   std::vector<std::string> label_names_;
   std::function<std::unique_ptr<M>()> make_;
   mutable std::mutex mu_;
   std::map<LabelValues, std::unique_ptr<M>> children_;
+  LabelAllowList allow_;
 };
 
 using CounterVec = MetricVec<Counter>;
 using GaugeVec = MetricVec<Gauge>;
 using HistogramVec = MetricVec<Histogram>;
+
+enum class MetricStability { kAlpha, kBeta, kStable };
+
+// What a family's exposure depends on, from the metrics flags (component-base's metrics.Options).
+struct MetricsExposure {
+  int current_minor = 32;                  // kube 1.32: families deprecated before 1.31 are hidden
+  bool show_hidden = false;                // --show-hidden-metrics-for-version=1.31
+  std::set<std::string> disabled;          // --disabled-metrics
+  // --allow-metric-labels: family -> label -> allowed values.
+  std::map<std::string, std::map<std::string, std::set<std::string>>> allowed_labels;
+};
+
+// Reads the metrics flags as component-base validates them: "" when valid, else kube's error text.
+std::string ParseShowHiddenMetricsVersion(std::string_view value, MetricsExposure& out);
+// One --allow-metric-labels entry: key "metric,label", value "v1,v2".
+std::string AddAllowedMetricLabels(std::string_view key, std::string_view values, MetricsExposure& out);
+
+// The stability and deprecation of a family as kube 1.32 declares it (ALPHA and "" when kube does
+// not list it: Capstan's own families).
+MetricStability StabilityOf(std::string_view name);
+std::string_view DeprecatedVersionOf(std::string_view name);
 
 class MetricsRegistry {
  public:
@@ -109,7 +167,16 @@ class MetricsRegistry {
   Gauge& NewGauge(std::string name, std::string help) { return *NewGaugeVec(std::move(name), std::move(help), {}).With({}); }
 
   // A collector appends complete exposition text (HELP, TYPE and samples) computed at scrape time.
-  void AddCollector(std::function<void(std::string&)> collect);
+  // `name` is the family it writes, for --disabled-metrics.
+  void AddCollector(std::function<void(std::string&)> collect, std::string name = {});
+
+  // DELETE /metrics with --profiling: every sample back to zero (component-base's HandlerWithReset).
+  void Reset();
+
+  // Applies the metrics flags to the families registered so far and to later ones.
+  void Configure(MetricsExposure exposure);
+  // The help text as exposed: the stability level and deprecation prefixed as component-base does.
+  static std::string AnnotatedHelp(std::string_view name, std::string_view help);
 
   // The Prometheus text exposition format (version 0.0.4).
   std::string Expose() const;
@@ -119,13 +186,23 @@ class MetricsRegistry {
   std::vector<std::unique_ptr<CounterVec>> counters_;
   std::vector<std::unique_ptr<GaugeVec>> gauges_;
   std::vector<std::unique_ptr<HistogramVec>> histograms_;
-  std::vector<std::function<void(std::string&)>> collectors_;
+  struct Collector {
+    std::function<void(std::string&)> collect;
+    std::string name;
+  };
+  bool Exposed(const std::string& name) const;
+  template <class V>
+  void ApplyAllowList(V& vec) const;
+  void AppendRegistrationCounts(std::string& out) const;
+
+  std::vector<Collector> collectors_;
+  MetricsExposure exposure_;
 };
 
 // Exponential bucket bounds: start, start*factor, ... (count of them).
 std::vector<double> ExponentialBuckets(double start, double factor, int count);
 
-// Formats a sample value the way Prometheus clients do (integers without a decimal point, +Inf).
+// Formats a sample value as client_golang does (Go's shortest %g form: 0.1, 1e+06, +Inf).
 std::string FormatMetricValue(double v);
 
 }  // namespace capstan

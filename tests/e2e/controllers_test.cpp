@@ -15,11 +15,6 @@
 namespace capstan::e2e {
 namespace {
 
-std::string Binary() {
-  const char* b = std::getenv("CAPSTAN_BINARY");
-  return b ? b : "build/capstan";
-}
-
 std::string ReadFile(const std::string& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream ss;

@@ -109,9 +109,15 @@ std::string MakeTempDir(const std::string& prefix) {
   return d ? std::string(d) : std::string();
 }
 
-ServerProcess::ServerProcess(std::vector<std::string> extra, std::string data_dir) {
+std::string Binary() {
   const char* bin = std::getenv("CAPSTAN_BINARY");
-  std::string binary = bin ? bin : "build/capstan";
+  return bin ? bin : "build/capstan";
+}
+
+bool Contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+ServerProcess::ServerProcess(std::vector<std::string> extra, std::string data_dir) {
+  std::string binary = Binary();
   if (data_dir.empty()) {
     data_dir_ = MakeTempDir("capstan-e2e");
     owns_dir_ = true;

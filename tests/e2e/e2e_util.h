@@ -26,6 +26,10 @@ std::string KubectlPath(const std::string& minor = "32");
 
 std::string MakeTempDir(const std::string& prefix);
 
+// The binary under test: CAPSTAN_BINARY, else build/capstan.
+std::string Binary();
+bool Contains(const std::string& s, const std::string& part);
+
 class ServerProcess {
  public:
   // Starts build/capstan (CAPSTAN_BINARY) with --data-dir <dir> --secure-port 0 and `extra` flags;

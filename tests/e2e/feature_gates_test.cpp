@@ -16,13 +16,6 @@
 namespace capstan::e2e {
 namespace {
 
-std::string Binary() {
-  const char* bin = std::getenv("CAPSTAN_BINARY");
-  return bin ? bin : "build/capstan";
-}
-
-bool Contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
 std::string PrivilegedPod(const std::string& name) {
   return "apiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name +
          "\nspec:\n  containers:\n  - name: c\n    image: nginx\n    securityContext:\n      privileged: true\n";

@@ -22,11 +22,6 @@ std::string ReadFile(const std::string& p) {
   return ss.str();
 }
 
-std::string Binary() {
-  const char* b = std::getenv("CAPSTAN_BINARY");
-  return b ? b : "build/capstan";
-}
-
 class FoundationTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() { server_ = new ServerProcess(); }
@@ -246,10 +241,10 @@ TEST(FoundationFlagsTest, VersionAndHelp) {
 }
 
 TEST(FoundationFlagsTest, KubeFlagsWithoutEffectAreAcceptedAndLogged) {
-  ServerProcess s({"--profiling=false", "--event-ttl=2h", "--v=2"});
+  ServerProcess s({"--contention-profiling=true", "--event-ttl=2h", "--v=2"});
   ASSERT_TRUE(s.ok()) << s.error();
   EXPECT_NE(s.log().find("flags accepted for compatibility but not acted on yet"), std::string::npos) << s.log();
-  EXPECT_NE(s.log().find("profiling"), std::string::npos) << s.log();
+  EXPECT_NE(s.log().find("contention-profiling"), std::string::npos) << s.log();
 }
 
 }  // namespace

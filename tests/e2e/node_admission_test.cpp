@@ -20,8 +20,6 @@ std::vector<std::string> AsNode(std::vector<std::string> args, const std::string
   return args;
 }
 
-bool Contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
 // Polls `kubectl get` until it fails with NotFound (the object is gone) or the time is up.
 bool GoneWithin(const ServerProcess& server, std::vector<std::string> get, std::chrono::seconds limit) {
   auto deadline = std::chrono::steady_clock::now() + limit;

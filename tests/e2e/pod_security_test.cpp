@@ -15,8 +15,6 @@
 namespace capstan::e2e {
 namespace {
 
-bool Contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
 const char kKubectl[] = "31";
 
 std::string Pod(const std::string& name, const std::string& ns, bool privileged) {

@@ -230,7 +230,7 @@ TEST_F(CacherTest, ListsFromMemoryWithSelectorsPagingAndSharedJson) {
   ASSERT_EQ(r->serialized.size(), 3u);
   EXPECT_EQ(NameOf(json::parse(*r->serialized[1]).as_object()), "cm2");
   EXPECT_EQ(r->revision, Revision());
-  EXPECT_EQ(m.consistent_read.Find({"", "configmaps", "true", "false"})->Value(), 1);
+  EXPECT_EQ(m.consistent_read.Find({"/configmaps", "true", "false"})->Value(), 1);
   // The same bytes are shared, not copied, by a second list.
   auto again = SyncWait(cache.GetList("/registry/configmaps/ns", lo));
   ASSERT_TRUE(again.ok());
@@ -281,7 +281,7 @@ TEST_F(CacherTest, ConsistentListWaitsForTheCacheAndFallsBackWhenItCannotCatchUp
   auto r2 = SyncWait(cache.GetList("/registry/configmaps/ns", {}));
   ASSERT_TRUE(r2.ok());
   EXPECT_EQ(r2->items.size(), 2u);
-  EXPECT_EQ(m.consistent_read.Find({"", "configmaps", "true", "true"})->Value(), 1);
+  EXPECT_EQ(m.consistent_read.Find({"/configmaps", "true", "true"})->Value(), 1);
   // resourceVersion=0 is served from the (stale) cache.
   ListOptions any;
   any.resource_version = "0";
@@ -326,7 +326,7 @@ TEST_F(CacherTest, WithoutInOrderProgressAnswersAConsistentListTheCacheIsBehindO
   ASSERT_TRUE(r2.ok());
   EXPECT_EQ(r2->items.size(), 2u);
   EXPECT_GT(asked.load(), before);
-  EXPECT_GE(m.consistent_read.Find({"", "configmaps", "true", "true"})->Value(), 1);
+  EXPECT_GE(m.consistent_read.Find({"/configmaps", "true", "true"})->Value(), 1);
   // A GET at a revision the cache has not seen goes to the store as well.
   GetOptions g;
   g.resource_version = std::to_string(Revision());

@@ -16,5 +16,20 @@ TEST(LogTest, EscapesControlCharactersAndQuotes) {
   EXPECT_NE(line.find("\"a\\\"b\\nc\""), std::string::npos) << line;
 }
 
+TEST(LogTest, JsonLinesCarryKubesKeys) {
+  SetLogFormat(LogFormat::kJson);
+  std::string info = FormatLogLine(LogLevel::kInfo, "watch \"closed\"", {{"resource", "configmaps"}, {"n", 3}});
+  std::string debug = FormatLogLine(LogLevel::kDebug, "d", {{"ctl", "a\x01" "b"}});
+  std::string error = FormatLogLine(LogLevel::kError, "e", {});
+  SetLogFormat(LogFormat::kText);
+  EXPECT_EQ(info.rfind("{\"ts\":", 0), 0u) << info;
+  EXPECT_NE(info.find(",\"caller\":\"capstan\",\"msg\":\"watch \\\"closed\\\"\",\"v\":0,\"resource\":\"configmaps\",\"n\":3}\n"),
+            std::string::npos)
+      << info;
+  EXPECT_NE(debug.find("\"v\":4,\"ctl\":\"a\\u0001b\"}"), std::string::npos) << debug;
+  EXPECT_EQ(error.find("\"v\":"), std::string::npos) << error;
+  EXPECT_EQ(FormatLogLine(LogLevel::kInfo, "t", {})[0], 'I');
+}
+
 }  // namespace
 }  // namespace capstan

@@ -27,7 +27,7 @@ TEST(MetricsTest, HistogramBucketsAreCumulative) {
   m->Observe(5);
   m->Observe(50);
   std::string text = reg.Expose();
-  EXPECT_NE(text.find("d_seconds_bucket{verb=\"GET\",le=\"0.10000000000000001\"} 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("d_seconds_bucket{verb=\"GET\",le=\"0.1\"} 1\n"), std::string::npos) << text;
   EXPECT_NE(text.find("d_seconds_bucket{verb=\"GET\",le=\"1\"} 2\n"), std::string::npos);
   EXPECT_NE(text.find("d_seconds_bucket{verb=\"GET\",le=\"10\"} 3\n"), std::string::npos);
   EXPECT_NE(text.find("d_seconds_bucket{verb=\"GET\",le=\"+Inf\"} 4\n"), std::string::npos);
@@ -38,6 +38,90 @@ TEST(MetricsTest, LabelValuesAreEscaped) {
   MetricsRegistry reg;
   reg.NewGaugeVec("g", "G.", {"l"}).With({"a\"b\\c\nd"})->Set(1);
   EXPECT_NE(reg.Expose().find("g{l=\"a\\\"b\\\\c\\nd\"} 1\n"), std::string::npos);
+}
+
+TEST(MetricsTest, HelpCarriesKubesStabilityLevel) {
+  MetricsRegistry reg;
+  reg.NewCounterVec("apiserver_request_total", "Counter of requests.", {"code"}).With({"200"})->Inc();
+  reg.NewGauge("capstan_own", "Capstan's own.").Set(1);
+  std::string text = reg.Expose();
+  EXPECT_NE(text.find("# HELP apiserver_request_total [STABLE] Counter of requests.\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("# HELP capstan_own [ALPHA] Capstan's own.\n"), std::string::npos) << text;
+}
+
+TEST(MetricsTest, FamiliesWithoutSamplesAreNotWritten) {
+  MetricsRegistry reg;
+  reg.NewCounterVec("apiserver_audit_event_total", "Events.", {"x"});
+  EXPECT_EQ(reg.Expose().find("apiserver_audit_event_total"), std::string::npos);
+}
+
+TEST(MetricsTest, FamiliesDeprecatedBeforeThePreviousMinorAreHiddenUnlessShown) {
+  // kube 1.32 deprecated apiserver_request_slo_duration_seconds in 1.27 and
+  // apiserver_flowcontrol_request_concurrency_in_use in 1.31.
+  auto build = [](MetricsRegistry& reg) {
+    reg.NewHistogramVec("apiserver_request_slo_duration_seconds", "SLO.", {"verb"}, {1}).With({"GET"})->Observe(0.5);
+    reg.NewGaugeVec("apiserver_flowcontrol_request_concurrency_in_use", "In use.", {"p"}).With({"a"})->Set(1);
+  };
+  MetricsRegistry plain;
+  build(plain);
+  std::string text = plain.Expose();
+  EXPECT_EQ(text.find("apiserver_request_slo_duration_seconds"), std::string::npos);
+  EXPECT_EQ(text.find("apiserver_flowcontrol_request_concurrency_in_use"), std::string::npos);
+  EXPECT_NE(text.find("hidden_metrics_total 2\n"), std::string::npos) << text;
+
+  MetricsExposure e;
+  EXPECT_EQ(ParseShowHiddenMetricsVersion("1.30", e),
+            "--show-hidden-metrics-for-version must be omitted or have the value '1.31'. Only the previous minor "
+            "version is allowed");
+  ASSERT_EQ(ParseShowHiddenMetricsVersion("1.31", e), "");
+  MetricsRegistry shown;
+  build(shown);
+  shown.Configure(e);
+  text = shown.Expose();
+  EXPECT_NE(text.find("# HELP apiserver_request_slo_duration_seconds [ALPHA] (Deprecated since 1.27.0) SLO.\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("apiserver_flowcontrol_request_concurrency_in_use{p=\"a\"} 1\n"), std::string::npos);
+}
+
+TEST(MetricsTest, DisabledMetricsAreNotWrittenAndCounted) {
+  MetricsRegistry reg;
+  reg.NewCounter("apiserver_x_total", "X.").Inc();
+  reg.NewCounter("apiserver_y_total", "Y.").Inc();
+  MetricsExposure e;
+  e.disabled = {"apiserver_x_total"};
+  reg.Configure(e);
+  std::string text = reg.Expose();
+  EXPECT_EQ(text.find("apiserver_x_total"), std::string::npos);
+  EXPECT_NE(text.find("apiserver_y_total 1\n"), std::string::npos);
+  EXPECT_NE(text.find("disabled_metrics_total 1\n"), std::string::npos);
+  EXPECT_NE(text.find("registered_metrics_total{deprecated_version=\"\",stability_level=\"ALPHA\"} 1\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(MetricsTest, LabelValuesOutsideTheAllowListBecomeUnexpected) {
+  MetricsExposure e;
+  ASSERT_EQ(AddAllowedMetricLabels("apiserver_request_total,verb", "GET,LIST", e), "");
+  EXPECT_NE(AddAllowedMetricLabels("apiserver_request_total", "GET", e), "");
+  EXPECT_NE(AddAllowedMetricLabels("1bad,verb", "GET", e), "");
+  MetricsRegistry reg;
+  auto& before = reg.NewCounterVec("apiserver_request_total", "R.", {"verb", "code"});
+  reg.Configure(e);
+  before.With({"GET", "200"})->Inc();
+  before.With({"POST", "201"})->Inc();
+  before.With({"DELETE", "200"})->Inc();
+  std::string text = reg.Expose();
+  EXPECT_NE(text.find("apiserver_request_total{verb=\"GET\",code=\"200\"} 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("apiserver_request_total{verb=\"unexpected\",code=\"200\"} 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("apiserver_request_total{verb=\"unexpected\",code=\"201\"} 1\n"), std::string::npos) << text;
+}
+
+TEST(MetricsTest, ValuesAreWrittenAsGoWritesThem) {
+  EXPECT_EQ(FormatMetricValue(0.1), "0.1");
+  EXPECT_EQ(FormatMetricValue(1e6), "1e+06");
+  EXPECT_EQ(FormatMetricValue(123456), "123456");
+  EXPECT_EQ(FormatMetricValue(2.5e-5), "2.5e-05");
 }
 
 }  // namespace

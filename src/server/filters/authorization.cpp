@@ -5,14 +5,25 @@
 
 namespace capstan::server {
 
-Handler WithAuthorization(Handler next, authz::Authorizer& authorizer) {
-  return [next = std::move(next), &authorizer](http::RequestContext& ctx) -> Task<void> {
+Handler WithAuthorization(Handler next, authz::Authorizer& authorizer, RequestMetrics* metrics) {
+  return [next = std::move(next), &authorizer, metrics](http::RequestContext& ctx) -> Task<void> {
     if (!ctx.user) {
       co_await http::RespondStatus(ctx, authn::UnauthorizedStatus());
       co_return;
     }
     authz::Attributes attrs = authz::Attributes::FromRequest(*ctx.user, ctx.info);
+    auto start = std::chrono::steady_clock::now();
     authz::Result r = co_await authorizer.Authorize(attrs);
+    if (metrics) {
+      // kube's recordAuthorizationMetrics: allowed first, then an error, then the decision.
+      const char* label = r.decision == authz::Decision::kAllow ? "allowed"
+                          : !r.error.empty()                    ? "error"
+                          : r.decision == authz::Decision::kDeny ? "denied"
+                                                                 : "no-opinion";
+      metrics->authorization_attempts.With({label})->Inc();
+      metrics->authorization_durations.With({label})->Observe(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
     if (r.decision == authz::Decision::kAllow) {
       ctx.authorization_decision = "allow";
       ctx.authorization_reason = r.reason;

@@ -49,12 +49,25 @@ Handler WithCacheControl(Handler next);
 // cache_control.cpp: kube's WithHSTS: Strict-Transport-Security with the directives joined by "; ".
 Handler WithHsts(Handler next, const std::vector<std::string>& directives);
 
-// request_metrics.cpp: apiserver_request_total and apiserver_request_duration_seconds.
+// request_metrics.cpp: kube's endpoints metrics: apiserver_request_total, _duration_seconds,
+// _sli_duration_seconds (and the hidden _slo_), apiserver_response_sizes (GET and LIST),
+// apiserver_longrunning_requests (open watches and connects) and apiserver_request_terminations_total.
 struct RequestMetrics {
   explicit RequestMetrics(MetricsRegistry& reg);
   CounterVec& requests;
   HistogramVec& durations;
-  GaugeVec& inflight;  // apiserver_current_inflight_requests{request_kind}
+  HistogramVec& sli_durations;
+  HistogramVec& slo_durations;
+  HistogramVec& response_sizes;
+  GaugeVec& longrunning;
+  CounterVec& terminations;  // requests the server ended in self-defense (429 from the limits, 504 timeouts)
+  GaugeVec& inflight;        // apiserver_current_inflight_requests{request_kind}
+  // The authentication and authorization filters' (kube's endpoints/filters/metrics.go).
+  CounterVec& authenticated_users;  // authenticated_user_requests{username}, names compressed as kube's
+  CounterVec& authentication_attempts;
+  HistogramVec& authentication_durations;
+  CounterVec& authorization_attempts;
+  HistogramVec& authorization_durations;
 };
 Handler WithRequestMetrics(Handler next, RequestMetrics& m);
 
@@ -86,7 +99,10 @@ Handler WithCors(Handler next, const std::vector<std::string>& allowed_origin_pa
 
 // authentication.cpp: sets RequestContext::user, or hands the request to `failed` (default:
 // Unauthorized(), kube's 401 Status) when its credentials do not authenticate.
-Handler WithAuthentication(Handler next, authn::RequestAuthenticator& authenticator, Handler failed = nullptr);
+// With `metrics`, records authentication_attempts, authentication_duration_seconds and
+// authenticated_user_requests.
+Handler WithAuthentication(Handler next, authn::RequestAuthenticator& authenticator, Handler failed = nullptr,
+                           RequestMetrics* metrics = nullptr);
 Handler Unauthorized();
 
 // audit_id.cpp: gives every request an audit ID (a client's Audit-ID header is kept), answered in the
@@ -143,6 +159,7 @@ Handler WithPriorityAndFairness(Handler next, flowcontrol::Controller& apf, std:
                                 RequestMetrics& m);
 
 // authorization.cpp: 403 unless the authorizer allows the request.
-Handler WithAuthorization(Handler next, authz::Authorizer& authorizer);
+// With `metrics`, records authorization_attempts_total and authorization_duration_seconds.
+Handler WithAuthorization(Handler next, authz::Authorizer& authorizer, RequestMetrics* metrics = nullptr);
 
 }  // namespace capstan::server

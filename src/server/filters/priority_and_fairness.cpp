@@ -120,7 +120,9 @@ Handler WithPriorityAndFairness(Handler next, flowcontrol::Controller& apf, std:
       if (remaining.count() < 0) remaining = {};
       auto timer = RunAfter(remaining, [&apf, ticket] { apf.Cancel(*ticket); });
       size_t on_cancel = ctx.cancel.OnCancel([&apf, ticket] { apf.Cancel(*ticket); });
+      auto queued = std::chrono::steady_clock::now();
       co_await ticket->request->decided.Wait();
+      ctx.scope.AddSliExcludedLatency(std::chrono::steady_clock::now() - queued);
       timer->Cancel();
       ctx.cancel.Remove(on_cancel);
     }

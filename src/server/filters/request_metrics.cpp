@@ -1,7 +1,16 @@
 #include "server/filters/filters.h"
+#include "server/http/forwarding_writer.h"
 #include "util/strings.h"
 
 namespace capstan::server {
+
+namespace {
+const std::vector<std::string> kEndpointLabels = {"verb", "group", "version", "resource", "subresource", "scope", "component"};
+const std::vector<double> kSliBuckets = {0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60};
+const char* kSliHelp =
+    "Response latency distribution (not counting webhook duration and priority & fairness queue wait times) in "
+    "seconds for each verb, group, version, resource, subresource, scope and component.";
+}  // namespace
 
 RequestMetrics::RequestMetrics(MetricsRegistry& reg)
     : requests(reg.NewCounterVec(
@@ -15,10 +24,39 @@ RequestMetrics::RequestMetrics(MetricsRegistry& reg)
           "subresource, scope and component.",
           {"verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component"},
           {0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60})),
+      sli_durations(reg.NewHistogramVec("apiserver_request_sli_duration_seconds", kSliHelp, kEndpointLabels, kSliBuckets)),
+      slo_durations(reg.NewHistogramVec("apiserver_request_slo_duration_seconds", kSliHelp, kEndpointLabels, kSliBuckets)),
+      response_sizes(reg.NewHistogramVec(
+          "apiserver_response_sizes",
+          "Response size distribution in bytes for each group, version, verb, resource, subresource, scope and "
+          "component.",
+          kEndpointLabels, ExponentialBuckets(1000, 10, 7))),
+      longrunning(reg.NewGaugeVec("apiserver_longrunning_requests",
+                                  "Gauge of all active long-running apiserver requests broken out by verb, group, "
+                                  "version, resource, scope and component. Not all requests are tracked this way.",
+                                  kEndpointLabels)),
+      terminations(reg.NewCounterVec(
+          "apiserver_request_terminations_total", "Number of requests which apiserver terminated in self-defense.",
+          {"verb", "group", "version", "resource", "subresource", "scope", "component", "code"})),
       inflight(reg.NewGaugeVec("apiserver_current_inflight_requests",
                                "Maximal number of currently used inflight request limit of this apiserver per request "
                                "kind in last second.",
-                               {"request_kind"})) {}
+                               {"request_kind"})),
+      authenticated_users(reg.NewCounterVec("authenticated_user_requests",
+                                            "Counter of authenticated requests broken out by username.", {"username"})),
+      authentication_attempts(
+          reg.NewCounterVec("authentication_attempts", "Counter of authenticated attempts.", {"result"})),
+      authentication_durations(reg.NewHistogramVec("authentication_duration_seconds",
+                                                   "Authentication duration in seconds broken out by result.",
+                                                   {"result"}, ExponentialBuckets(0.001, 2, 15))),
+      authorization_attempts(reg.NewCounterVec("authorization_attempts_total",
+                                               "Counter of authorization attempts broken down by result. It can be "
+                                               "either 'allowed', 'denied', 'no-opinion' or 'error'.",
+                                               {"result"})),
+      authorization_durations(reg.NewHistogramVec("authorization_duration_seconds",
+                                                  "Authorization duration in seconds broken out by result.", {"result"},
+                                                  ExponentialBuckets(0.001, 2, 15))) {}
+
 
 namespace {
 // kube's metrics verb: LIST/WATCH/APPLY distinguished from GET/PATCH, CONNECT for connect verbs.
@@ -44,24 +82,68 @@ std::string Scope(const http::RequestInfo& info) {
   if (!info.namespace_.empty()) return "namespace";
   return "cluster";
 }
+
+// Counts the body bytes of the response (for apiserver_response_sizes).
+class SizeCountingWriter : public http::ForwardingWriter {
+ public:
+  using ForwardingWriter::ForwardingWriter;
+  size_t bytes() const { return bytes_; }
+
+ private:
+  void OnData(const std::string& data) override { bytes_ += data.size(); }
+  size_t bytes_ = 0;
+};
+
+// kube's endpoints label values: for a non-resource request the path stands in the subresource.
+LabelValues EndpointLabels(const http::RequestContext& ctx, const std::string& verb, const std::string& scope) {
+  const auto& info = ctx.info;
+  if (!info.is_resource_request) return {verb, "", "", "", ctx.request.path, scope, "apiserver"};
+  return {verb, info.api_group, info.api_version, info.resource, info.subresource, scope, "apiserver"};
+}
 }  // namespace
 
 Handler WithRequestMetrics(Handler next, RequestMetrics& m) {
   return [next = std::move(next), &m](http::RequestContext& ctx) -> Task<void> {
-    co_await next(ctx);
     const auto& info = ctx.info;
     std::string verb = MetricsVerb(ctx);
-    std::string dry_run = ctx.request.query.Has("dryRun") ? "All" : "";
     std::string scope = Scope(info);
+    SizeCountingWriter counting(*ctx.writer);
+    Gauge* longrunning = nullptr;
+    {
+      http::ScopedWriter scoped(ctx, counting);
+      if (info.long_running) {
+        longrunning = m.longrunning.With(EndpointLabels(ctx, verb, scope));
+        longrunning->Add(1);
+      }
+      struct Done {
+        Gauge* g;
+        ~Done() {
+          if (g) g->Add(-1);
+        }
+      } done{longrunning};
+      co_await next(ctx);
+    }
+    std::string dry_run = ctx.request.query.Has("dryRun") ? "All" : "";
     int code = ctx.writer->status();
     m.requests
         .With({verb, dry_run, info.api_group, info.api_version, info.resource, info.subresource, scope, "apiserver",
                std::to_string(code)})
         ->Inc();
+    if (code == 429 || code == 504) {
+      LabelValues labels = EndpointLabels(ctx, verb, scope);
+      labels.push_back(std::to_string(code));
+      m.terminations.With(labels)->Inc();
+    }
     if (!info.long_running) {
-      double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - ctx.received).count();
+      auto elapsed = std::chrono::steady_clock::now() - ctx.received;
+      double secs = std::chrono::duration<double>(elapsed).count();
       m.durations.With({verb, dry_run, info.api_group, info.api_version, info.resource, info.subresource, scope, "apiserver"})
           ->Observe(secs);
+      LabelValues labels = EndpointLabels(ctx, verb, scope);
+      double sli = std::chrono::duration<double>(elapsed - ctx.scope.sli_excluded_latency()).count();
+      m.sli_durations.With(labels)->Observe(sli);
+      m.slo_durations.With(labels)->Observe(sli);
+      if (verb == "GET" || verb == "LIST") m.response_sizes.With(labels)->Observe(static_cast<double>(counting.bytes()));
     }
   };
 }

@@ -20,7 +20,7 @@ CacherCore::CacherCore(CacherConfig c)
       prefix(DirKey(config.resource_prefix)),
       prefix_end(PrefixEnd(prefix)),
       cache(WatchCacheOptions{config.capacity, config.max_capacity, config.event_fresh, config.clock}) {
-  if (config.metrics) metrics = config.metrics->For(config.group, config.resource);
+  if (config.metrics) metrics = config.metrics->For(config.group, config.resource, config.resource_prefix);
   if (config.watch_batch_window.count() > 0) {
     batcher = std::make_shared<WatchBatcher>(config.watch_batch_window, config.watch_batch_window_per_watcher);
   }

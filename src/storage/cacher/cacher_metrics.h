@@ -1,5 +1,7 @@
 // storage/cacher/cacher_metrics.h: the watch cache's metrics, with kube-apiserver's names
-// (apiserver_watch_cache_*, apiserver_terminated_watchers_total, ...) and {group, resource} labels.
+// (apiserver_watch_cache_*, apiserver_terminated_watchers_total, ...) and kube 1.32's labels: the
+// group resource ("configmaps", "deployments.apps") or, for the list and consistent-read counters, the
+// resource prefix under the storage root ("/configmaps", "/example.com/widgets").
 // One CacherMetrics serves every Cacher of a process; each Cacher looks its children up once.
 // Thread-safe.
 #pragma once
@@ -19,8 +21,8 @@ struct CacherMetrics {
   GaugeVec& capacity;
   CounterVec& initializations;
   CounterVec& terminated_watchers;
-  CounterVec& consistent_read;  // labels: group, resource, success, fallback
-  CounterVec& list_total;       // apiserver_cache_list_total; labels: group, resource, index
+  CounterVec& consistent_read;  // labels: resource (the prefix), success, fallback
+  CounterVec& list_total;       // apiserver_cache_list_total; labels: resource_prefix, index
   GaugeVec& watchers;           // capstan's: watchers registered with the cache
 
   // One resource's children; every pointer is null when the Cacher has no metrics.
@@ -36,7 +38,8 @@ struct CacherMetrics {
     Counter* list_total = nullptr;
     Gauge* watchers = nullptr;
   };
-  Children For(const std::string& group, const std::string& resource);
+  // `key_prefix` is the resource's storage prefix ("/registry/configmaps").
+  Children For(const std::string& group, const std::string& resource, const std::string& key_prefix);
 };
 
 // Null-safe updates.

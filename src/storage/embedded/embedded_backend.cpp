@@ -174,7 +174,9 @@ class EmbeddedBackend final : public Backend {
     metrics_->compact_revision.Set(static_cast<double>(store_->compact_revision()));
     metrics_->keys_total.Set(static_cast<double>(store_->key_count()));
     metrics_->watchers.Set(static_cast<double>(hub_->watcher_count()));
-    metrics_->slow_watchers_ended.Set(static_cast<double>(hub_->slow_watchers_ended()));
+    // A counter kept equal to the hub's count (RefreshMetrics runs on one thread at a time).
+    double ended = static_cast<double>(hub_->slow_watchers_ended());
+    if (ended > metrics_->slow_watchers_ended.Value()) metrics_->slow_watchers_ended.Inc(ended - metrics_->slow_watchers_ended.Value());
     if (full) {
       if (auto st = store_->GetStatus(); st.ok()) {
         metrics_->db_total_size.Set(static_cast<double>(st->db_size));

@@ -19,8 +19,8 @@ struct StoreMetrics {
                                     "The revision of the last compaction in store.")),
         keys_total(r.NewGauge("etcd_debugging_mvcc_keys_total", "Total number of keys.")),
         watchers(r.NewGauge("etcd_debugging_mvcc_watcher_total", "Total number of watchers.")),
-        slow_watchers_ended(r.NewGauge("capstan_storage_embedded_slow_watchers_ended_total",
-                                       "Watchers ended because they fell too far behind.")),
+        slow_watchers_ended(r.NewCounter("capstan_storage_embedded_slow_watchers_ended_total",
+                                         "Watchers ended because they fell too far behind.")),
         puts(r.NewCounter("etcd_mvcc_put_total", "Total number of puts seen by this member.")),
         deletes(r.NewCounter("etcd_mvcc_delete_total", "Total number of deletes seen by this member.")),
         txns(r.NewCounter("etcd_mvcc_txn_total", "Total number of txns seen by this member.")),
@@ -42,7 +42,7 @@ struct StoreMetrics {
   Gauge& compact_revision;
   Gauge& keys_total;
   Gauge& watchers;
-  Gauge& slow_watchers_ended;
+  Counter& slow_watchers_ended;
   Counter& puts;
   Counter& deletes;
   Counter& txns;

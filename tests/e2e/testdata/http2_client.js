@@ -134,7 +134,7 @@ async function stall() {
 }
 
 async function reset() {
-  const labels = 'group="",resource="configmaps"';
+  const labels = 'resource="configmaps"';
   const before = await metric('capstan_watch_cache_watchers', labels);
   const w = watch(`/api/v1/namespaces/${ns}/configmaps?watch=1&timeoutSeconds=600`);
   await waitFor(() => w.status, 5000);

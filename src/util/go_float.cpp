@@ -1,10 +1,10 @@
-#include "apimachinery/go_float.h"
+#include "util/go_float.h"
 
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 
-namespace capstan::apimachinery {
+namespace capstan {
 namespace {
 
 // The shortest decimal digits of a finite, non-zero value: value = 0.d1d2...dn * 10^dp.
@@ -110,4 +110,4 @@ std::string FormatFloatG(double v, bool as_float32) {
   return out;
 }
 
-}  // namespace capstan::apimachinery
+}  // namespace capstan

@@ -1,4 +1,4 @@
-// apimachinery/go_float.h: float64 text forms exactly as Go prints them.
+// util/go_float.h: float64 text forms exactly as Go prints them.
 //
 // kube's wire formats are produced by Go: encoding/json writes a float64 with 'f' notation, switching to
 // 'e' below 1e-6 and from 1e21 on (1e+21, 1e-7); YAML output goes through strconv.FormatFloat(f, 'g',
@@ -8,7 +8,7 @@
 
 #include <string>
 
-namespace capstan::apimachinery {
+namespace capstan {
 
 // encoding/json's float64 encoding. NaN and infinities have no JSON form: they print as "null".
 std::string FormatFloatJson(double v);
@@ -17,4 +17,4 @@ std::string FormatFloatJson(double v);
 // Infinities print "+Inf"/"-Inf", NaN prints "NaN", as Go does.
 std::string FormatFloatG(double v, bool as_float32 = false);
 
-}  // namespace capstan::apimachinery
+}  // namespace capstan
