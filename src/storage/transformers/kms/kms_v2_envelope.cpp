@@ -105,20 +105,22 @@ KmsV2Envelope::~KmsV2Envelope() {
   if (poller_.joinable()) poller_.join();
 }
 
-capstan::Status KmsV2Envelope::Healthy() const {
+StatusOr<PluginStatus> KmsV2Envelope::HealthyStatus() const {
   auto st = client_->Status();
   if (!st.ok()) return st.status();
   if (st->healthz != "ok") return Internal("got unexpected healthz status: " + st->healthz);
   if (st->version != "v2" && st->version != "v2beta1") return Internal("got unexpected version: " + st->version);
   if (st->key_id.empty()) return Internal("failed to validate key id: keyID is empty");
-  return capstan::Status();
+  return st;
 }
+
+capstan::Status KmsV2Envelope::Healthy() const { return HealthyStatus().status(); }
 
 capstan::Status KmsV2Envelope::Refresh() {
   std::lock_guard refreshing(refresh_mu_);  // one seed per key ID, whoever notices the change
-  capstan::Status healthy = Healthy();
-  if (!healthy.ok()) return healthy;
-  std::string key_id = client_->Status()->key_id;
+  auto healthy = HealthyStatus();
+  if (!healthy.ok()) return healthy.status();
+  const std::string key_id = healthy->key_id;
   {
     std::lock_guard lock(mu_);
     if (state_ && state_->object.keyid() == key_id) {

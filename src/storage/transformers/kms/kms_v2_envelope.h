@@ -61,6 +61,7 @@ class KmsV2Envelope : public Transformer {
  private:
   struct WriteState;
   void Poll();
+  StatusOr<PluginStatus> HealthyStatus() const;
 
   void CacheSourceLocked(const std::string& cache_key, std::string source) const;
 
