@@ -36,6 +36,7 @@
 #include "apimachinery/schema_registry.h"
 #include "controllers/controller_manager.h"
 #include "endpoints/api_handler.h"
+#include "endpoints/watch_writer.h"
 #include "endpoints/installer.h"
 #include "endpoints/openapi_handler.h"
 #include "storage/backend_object_store.h"
@@ -93,6 +94,7 @@ struct App::State {
   std::unique_ptr<storage::CacherFactory> caches;  // the watch cache in front of each resource
   std::unique_ptr<apimachinery::SchemaRegistry> schemas;
   endpoints::ApiRegistry apis;
+  std::unique_ptr<endpoints::WatchEventMetrics> watch_event_metrics;
   std::unique_ptr<endpoints::ApiHandler> api_handler;
   // APIServices backed by a service: proxy, discovery merging, availability loop.
   std::unique_ptr<aggregator::Aggregator> aggregator;
@@ -398,6 +400,7 @@ Status App::State::BuildAdmission() {
   auto admission_chain = admission::BuildChain(enable, disable, pdeps);
   if (!admission_chain.ok()) return admission_chain.status();
   s.admission = std::move(admission_chain->chain);
+  s.admission->RecordTo(s.metrics);
   if (!admission_chain->not_implemented.empty()) {
     LogWarn("admission plugins enabled but not available yet", {{"plugins", Join(admission_chain->not_implemented, ",")}});
   }
@@ -480,6 +483,8 @@ Status App::State::InstallApi() {
   limits.max_body_bytes = static_cast<size_t>(o.max_request_body_bytes);
   limits.min_request_timeout_seconds = o.min_request_timeout;
   limits.protobuf = s.protobuf.get();
+  s.watch_event_metrics = std::make_unique<endpoints::WatchEventMetrics>(s.metrics);
+  limits.watch_events = s.watch_event_metrics.get();
   s.api_handler = std::make_unique<endpoints::ApiHandler>(s.apis, limits);
   return Status();
 }

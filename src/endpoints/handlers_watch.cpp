@@ -113,7 +113,14 @@ Task<void> HandleWatch(Scope& s) {
     encode = [](registry::WatchEvent& e, std::string& out) { AppendJsonWatchEvent(e, out); };
   }
   // Each batch of pending events goes out in one write (see watch_writer.h).
-  co_await PumpWatch(*w, *s.http().writer, encode);
+  WatchEventCounters counters;
+  if (auto* m = s.limits().watch_events) {
+    auto gvk = s.KindGvk();
+    LabelValues labels{gvk.group, gvk.version, gvk.kind};
+    counters.events = m->events.With(labels);
+    counters.sizes = m->sizes.With(labels);
+  }
+  co_await PumpWatch(*w, *s.http().writer, encode, counters);
   timer->Cancel();
   s.http().cancel.Remove(cancel_id);
   w->Stop();

@@ -18,11 +18,14 @@
 
 namespace capstan::endpoints {
 
+struct WatchEventMetrics;  // endpoints/watch_writer.h
+
 struct HandlerLimits {
   size_t max_body_bytes = 3 * 1024 * 1024;
   int min_request_timeout_seconds = 1800;  // watches without timeoutSeconds last 1-2x this
   // The protobuf wire format for built-in kinds; null: JSON and YAML only.
   const apimachinery::ProtobufCodec* protobuf = nullptr;
+  WatchEventMetrics* watch_events = nullptr;  // null: not recorded
 };
 
 class Scope {

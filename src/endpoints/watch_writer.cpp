@@ -18,7 +18,14 @@ void AppendJsonWatchEvent(const registry::WatchEvent& e, std::string& out) {
   out += "}\n";
 }
 
-Task<WatchPumpStats> PumpWatch(registry::WatchStream& w, http::ResponseWriter& writer, const WatchEventEncoder& encode) {
+WatchEventMetrics::WatchEventMetrics(MetricsRegistry& registry)
+    : events(registry.NewCounterVec("apiserver_watch_events_total", "Number of events sent in watch clients",
+                                    {"group", "version", "kind"})),
+      sizes(registry.NewHistogramVec("apiserver_watch_events_sizes", "Watch event size distribution in bytes",
+                                     {"group", "version", "kind"}, ExponentialBuckets(1024, 2, 8))) {}
+
+Task<WatchPumpStats> PumpWatch(registry::WatchStream& w, http::ResponseWriter& writer, const WatchEventEncoder& encode,
+                               WatchEventCounters counters) {
   WatchPumpStats stats;
   bool ended = false;
   while (!ended) {
@@ -35,8 +42,13 @@ Task<WatchPumpStats> PumpWatch(registry::WatchStream& w, http::ResponseWriter& w
     out.reserve(want);
     bool failed = false;
     for (auto& e : events) {
+      size_t before = out.size();
       encode(e, out);
       ++stats.events;
+      if (counters.events) {
+        counters.events->Inc();
+        counters.sizes->Observe(static_cast<double>(out.size() - before));
+      }
       if (e.type == "ERROR") {
         ended = true;
         break;

@@ -20,6 +20,7 @@
 
 #include "registry/rest.h"
 #include "server/http/request_context.h"
+#include "util/metrics.h"
 #include "util/task.h"
 
 namespace capstan::endpoints {
@@ -39,7 +40,20 @@ struct WatchPumpStats {
   size_t events = 0;
 };
 
+// apiserver_watch_events_total and apiserver_watch_events_sizes {group, version, kind}: each event
+// written to a watcher and the bytes of its frame, as kube's watch server counts them.
+struct WatchEventMetrics {
+  explicit WatchEventMetrics(MetricsRegistry& registry);
+  CounterVec& events;
+  HistogramVec& sizes;
+};
+struct WatchEventCounters {
+  Counter* events = nullptr;
+  Histogram* sizes = nullptr;
+};
+
 // Writes the stream's events until it ends, an ERROR event was written, or a write fails.
-Task<WatchPumpStats> PumpWatch(registry::WatchStream& w, http::ResponseWriter& writer, const WatchEventEncoder& encode);
+Task<WatchPumpStats> PumpWatch(registry::WatchStream& w, http::ResponseWriter& writer, const WatchEventEncoder& encode,
+                               WatchEventCounters counters = {});
 
 }  // namespace capstan::endpoints

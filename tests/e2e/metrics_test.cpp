@@ -221,6 +221,10 @@ TEST(MetricsTest, ExportedFamiliesAreKubesFamilies) {
         "authorization_attempts_total", "authorization_duration_seconds", "apiserver_tls_handshake_errors_total",
         "kubernetes_build_info", "kubernetes_feature_enabled", "registered_metrics_total",
         "apiserver_watch_cache_events_received_total", "apiserver_flowcontrol_dispatched_requests_total",
+        "apiserver_storage_objects", "etcd_request_duration_seconds", "etcd_requests_total",
+        "apiserver_watch_events_total", "apiserver_watch_events_sizes",
+        "apiserver_admission_step_admission_duration_seconds",
+        "apiserver_admission_controller_admission_duration_seconds",
         "process_resident_memory_bytes", "process_cpu_seconds_total", "process_open_fds", "process_start_time_seconds"}) {
     EXPECT_TRUE(families.count(must)) << "missing " << must;
   }
@@ -232,6 +236,10 @@ TEST(MetricsTest, ExportedFamiliesAreKubesFamilies) {
       << "the anonymous refusal was not counted";
   EXPECT_TRUE(Contains(text, "apiserver_longrunning_requests{verb=\"WATCH\",group=\"\",version=\"v1\",resource=\"configmaps\""))
       << "the watch was not tracked";
+  EXPECT_TRUE(Contains(text, "apiserver_storage_objects{resource=\"configmaps\"} ")) << "configmaps not counted";
+  EXPECT_TRUE(Contains(text, "etcd_requests_total{operation=\"create\",type=\"configmaps\"} ")) << "the create";
+  EXPECT_TRUE(Contains(text, "apiserver_watch_events_total{group=\"\",version=\"v1\",kind=\"ConfigMap\"} "))
+      << "the watch's events";
   // The deprecated SLO family is hidden in 1.32 (deprecated since 1.27).
   EXPECT_FALSE(families.count("apiserver_request_slo_duration_seconds"));
 }

@@ -36,15 +36,29 @@ Cacher::~Cacher() {
   if (reflector_.joinable()) reflector_.join();
 }
 
+namespace {
+// A store failure, not an answer such as NotFound or Conflict (kube counts etcd client errors).
+bool StoreFailed(const StatusOr<Object>& r) { return !r.ok() && r.status().code() >= 500; }
+}  // namespace
+
 Task<StatusOr<Object>> Cacher::Create(const std::string& key, Object obj, int64_t ttl_seconds) {
-  return core_->config.storage->Create(key, std::move(obj), ttl_seconds);
+  auto start = std::chrono::steady_clock::now();
+  auto r = co_await core_->config.storage->Create(key, std::move(obj), ttl_seconds);
+  RecordStorageRequest(core_->metrics.owner, "create", core_->metrics.type, start, StoreFailed(r));
+  co_return r;
 }
 Task<StatusOr<Object>> Cacher::GuaranteedUpdate(const std::string& key, const Preconditions& pre, bool ignore_not_found,
                                                 UpdateFunc try_update) {
-  return core_->config.storage->GuaranteedUpdate(key, pre, ignore_not_found, std::move(try_update));
+  auto start = std::chrono::steady_clock::now();
+  auto r = co_await core_->config.storage->GuaranteedUpdate(key, pre, ignore_not_found, std::move(try_update));
+  RecordStorageRequest(core_->metrics.owner, "update", core_->metrics.type, start, StoreFailed(r));
+  co_return r;
 }
 Task<StatusOr<Object>> Cacher::Delete(const std::string& key, const Preconditions& pre, ValidateDeleteFunc validate) {
-  return core_->config.storage->Delete(key, pre, std::move(validate));
+  auto start = std::chrono::steady_clock::now();
+  auto r = co_await core_->config.storage->Delete(key, pre, std::move(validate));
+  RecordStorageRequest(core_->metrics.owner, "delete", core_->metrics.type, start, StoreFailed(r));
+  co_return r;
 }
 Task<StatusOr<int64_t>> Cacher::CurrentRevision() { return core_->config.storage->CurrentRevision(); }
 Task<StatusOr<Object>> Cacher::Get(const std::string& key, const GetOptions& opts) { return core_->Get(key, opts); }

@@ -21,25 +21,50 @@ StatusOr<std::map<std::string, int>> ParseWatchCacheSizes(const std::vector<std:
   return out;
 }
 
+// Sends reads to the Cacher of the key's resource and writes to the store; the calls that reach the
+// store are recorded as kube's etcd3 store records them (a failure is an error of the store itself,
+// not a NotFound or a Conflict).
 class CacheRouter : public ObjectStore {
  public:
   explicit CacheRouter(CacherFactory& f) : f_(f) {}
   Task<StatusOr<Object>> Create(const std::string& key, Object obj, int64_t ttl) override {
-    return f_.store_.Create(key, std::move(obj), ttl);
+    auto start = std::chrono::steady_clock::now();
+    auto r = co_await f_.store_.Create(key, std::move(obj), ttl);
+    Record("create", key, start, r);
+    co_return r;
   }
   Task<StatusOr<Object>> Get(const std::string& key, const GetOptions& opts) override {
-    if (opts.resource_version.empty()) return f_.store_.Get(key, opts);
-    return f_.Route(key, false)->Get(key, opts);
+    if (!opts.resource_version.empty()) co_return co_await f_.Route(key, false)->Get(key, opts);
+    auto start = std::chrono::steady_clock::now();
+    auto r = co_await f_.store_.Get(key, opts);
+    Record("get", key, start, r);
+    co_return r;
   }
   Task<StatusOr<ListResult>> GetList(const std::string& key, const ListOptions& opts) override {
-    return f_.Route(key, true)->GetList(key, opts);
+    ObjectStore* target = f_.Route(key, true);
+    if (target != &f_.store_) co_return co_await target->GetList(key, opts);
+    auto start = std::chrono::steady_clock::now();
+    auto r = co_await f_.store_.GetList(key, opts);
+    Record("list", key, start, r);
+    if (f_.metrics_ && r.ok()) {
+      std::string type = f_.TypeOf(key);
+      f_.metrics_->storage_lists.With({type})->Inc();
+      f_.metrics_->storage_list_returned.With({type})->Inc(static_cast<double>(r->items.size() + r->serialized.size()));
+    }
+    co_return r;
   }
   Task<StatusOr<Object>> GuaranteedUpdate(const std::string& key, const Preconditions& pre, bool ignore_not_found,
                                           UpdateFunc try_update) override {
-    return f_.store_.GuaranteedUpdate(key, pre, ignore_not_found, std::move(try_update));
+    auto start = std::chrono::steady_clock::now();
+    auto r = co_await f_.store_.GuaranteedUpdate(key, pre, ignore_not_found, std::move(try_update));
+    Record("update", key, start, r);
+    co_return r;
   }
   Task<StatusOr<Object>> Delete(const std::string& key, const Preconditions& pre, ValidateDeleteFunc validate) override {
-    return f_.store_.Delete(key, pre, std::move(validate));
+    auto start = std::chrono::steady_clock::now();
+    auto r = co_await f_.store_.Delete(key, pre, std::move(validate));
+    Record("delete", key, start, r);
+    co_return r;
   }
   StatusOr<std::unique_ptr<ObjectWatch>> Watch(const std::string& key, const WatchOptions& opts) override {
     return f_.Route(key, true)->Watch(key, opts);
@@ -47,6 +72,12 @@ class CacheRouter : public ObjectStore {
   Task<StatusOr<int64_t>> CurrentRevision() override { return f_.store_.CurrentRevision(); }
 
  private:
+  template <class T>
+  void Record(const char* op, const std::string& key, std::chrono::steady_clock::time_point start, const StatusOr<T>& r) {
+    if (!f_.metrics_) return;
+    RecordStorageRequest(f_.metrics_.get(), op, f_.TypeOf(key), start, !r.ok() && r.status().code() >= 500);
+  }
+
   CacherFactory& f_;
 };
 
@@ -55,6 +86,19 @@ CacherFactory::CacherFactory(WatchCacheFlags flags, Backend& backend, BackendObj
     : flags_(std::move(flags)), backend_(backend), store_(store), prefix_(std::move(prefix)) {
   if (metrics) metrics_ = std::make_unique<CacherMetrics>(*metrics);
   router_ = std::make_unique<CacheRouter>(*this);
+}
+
+std::string CacherFactory::TypeOf(const std::string& key) const {
+  std::lock_guard lock(mu_);
+  auto it = types_.upper_bound(key);
+  while (it != types_.begin()) {
+    --it;
+    const std::string& root = it->first;
+    if (key.compare(0, root.size(), root) == 0 && (key.size() == root.size() || key[root.size()] == '/')) return it->second;
+  }
+  std::string head = prefix_ + "/";
+  if (key.compare(0, head.size(), head) != 0) return "";
+  return key.substr(head.size(), key.find('/', head.size()) - head.size());
 }
 
 ObjectStore* CacherFactory::Route(const std::string& key, bool create) {
@@ -89,6 +133,9 @@ ObjectStore* CacherFactory::For(const std::string& key_root, const std::string& 
 
 ObjectStore* CacherFactory::ForLocked(const std::string& key_root, const std::string& group, const std::string& resource,
                                       FieldsFunc fields, const apimachinery::JsonWriteOptions& json) {
+  if (!resource.empty() && (!group.empty() || !types_.count(key_root))) {
+    types_[key_root] = group.empty() ? resource : resource + "." + group;
+  }
   if (!flags_.enabled) return &store_;
   int size = flags_.default_size;
   auto it = flags_.sizes.find(group.empty() ? resource : resource + "." + group);

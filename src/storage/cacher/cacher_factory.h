@@ -67,6 +67,9 @@ class CacherFactory {
   ObjectStore* Route(const std::string& key, bool create);
   ObjectStore* ForLocked(const std::string& key_root, const std::string& group, const std::string& resource,
                          FieldsFunc fields, const apimachinery::JsonWriteOptions& json);
+  // The group resource a key belongs to, as kube labels storage metrics ("deployments.apps"); for a
+  // root no resource registered, its first segment.
+  std::string TypeOf(const std::string& key) const;
 
   WatchCacheFlags flags_;
   Backend& backend_;
@@ -76,6 +79,7 @@ class CacherFactory {
   mutable std::mutex mu_;
   std::map<std::string, std::unique_ptr<Cacher>> by_root_;  // GUARDED_BY(mu_)
   std::map<std::string, bool> uncached_roots_;              // GUARDED_BY(mu_)
+  std::map<std::string, std::string> types_;                // root -> group resource; GUARDED_BY(mu_)
   std::unique_ptr<ObjectStore> router_;
 };
 

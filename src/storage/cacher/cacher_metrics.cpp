@@ -26,7 +26,36 @@ CacherMetrics::CacherMetrics(MetricsRegistry& r)
       list_total(r.NewCounterVec("apiserver_cache_list_total", "Number of LIST requests served from watch cache",
                                  {"resource_prefix", "index"})),
       watchers(r.NewGaugeVec("capstan_watch_cache_watchers", "Watchers registered with the watch cache.",
-                             {"resource"})) {}
+                             {"resource"})),
+      objects(r.NewGaugeVec("apiserver_storage_objects",
+                            "Number of stored objects at the time of last check split by kind. In case of a fetching "
+                            "error, the value will be -1.",
+                            {"resource"})),
+      storage_durations(r.NewHistogramVec(
+          "etcd_request_duration_seconds", "Etcd request latency in seconds for each operation and object type.",
+          {"operation", "type"},
+          {0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 15.0, 20.0,
+           30.0, 45.0, 60.0})),
+      storage_requests(r.NewCounterVec("etcd_requests_total", "Etcd request counts for each operation and object type.",
+                                       {"operation", "type"})),
+      storage_errors(r.NewCounterVec("etcd_request_errors_total",
+                                     "Etcd failed request counts for each operation and object type.",
+                                     {"operation", "type"})),
+      storage_lists(r.NewCounterVec("apiserver_storage_list_total", "Number of LIST requests served from storage",
+                                    {"resource"})),
+      storage_list_returned(r.NewCounterVec("apiserver_storage_list_returned_objects_total",
+                                            "Number of objects returned for a LIST request from storage",
+                                            {"resource"})) {}
+
+void RecordStorageRequest(CacherMetrics* m, const char* operation, const std::string& type,
+                          std::chrono::steady_clock::time_point start, bool failed) {
+  if (!m) return;
+  LabelValues l{operation, type};
+  m->storage_durations.With(l)->Observe(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  m->storage_requests.With(l)->Inc();
+  if (failed) m->storage_errors.With(l)->Inc();
+}
 
 CacherMetrics::Children CacherMetrics::For(const std::string& group, const std::string& resource,
                                            const std::string& key_prefix) {
@@ -45,6 +74,9 @@ CacherMetrics::Children CacherMetrics::For(const std::string& group, const std::
   c.consistent_fallback = consistent_read.With({prefix, "true", "true"});
   c.list_total = list_total.With({prefix, ""});
   c.watchers = watchers.With(l);
+  c.objects = objects.With(l);
+  c.owner = this;
+  c.type = l[0];
   return c;
 }
 

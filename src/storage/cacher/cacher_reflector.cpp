@@ -86,6 +86,7 @@ void CacherCore::RunReflector() {
         ready.store(true);
         Set(metrics.resource_version, static_cast<double>(cache.revision()));
         Set(metrics.capacity, static_cast<double>(cache.capacity()));
+        Set(metrics.objects, static_cast<double>(cache.size()));
         cv.notify_all();
       }
       Inc(metrics.initializations);
@@ -194,6 +195,7 @@ void CacherCore::OnWatchResponse(WatchResponse resp) {
     CompleteFreshLocked(fresh);
     Set(metrics.resource_version, static_cast<double>(cache.revision()));
     Set(metrics.capacity, static_cast<double>(cache.capacity()));
+    Set(metrics.objects, static_cast<double>(cache.size()));
   }
   Inc(metrics.events_received, static_cast<double>(events.size()));
   for (auto& w : wake) w.Resume();
