@@ -137,6 +137,13 @@ void StorageSetup::StartCompactor(storage::Backend& backend) {
   compactor_->Start(duration_cast<milliseconds>(options_.etcd_compaction_interval));
 }
 
+void StorageSetup::StartSizeMonitor(storage::Backend& backend, MetricsRegistry& metrics) {
+  // kube reads the size at each scrape; a poll keeps scrapes from waiting on the store (the embedded
+  // store's size is a local read, etcd's a Status call).
+  const auto every = options_.etcd_servers.empty() ? std::chrono::seconds(1) : std::chrono::seconds(5);
+  size_monitor_ = std::make_unique<storage::SizeMonitor>(backend, metrics, every);
+}
+
 void StorageSetup::AddHealthChecks(server::HealthChecks& health, storage::Backend& backend) {
   if (reloader_ || !kms_.empty()) {
     // kube's kms-providers check (with automatic reload, or KMS v2 providers only): each KMS v2

@@ -28,6 +28,7 @@
 #include "server/healthz.h"
 #include "storage/backend.h"
 #include "storage/object_store.h"
+#include "storage/size_monitor.h"
 #include "storage/storage_codec.h"
 #include "storage/transformer.h"
 #include "storage/transformers/encryption_config.h"
@@ -68,6 +69,8 @@ class StorageSetup {
   const storage::StorageCodec* codec() const { return codec_.get(); }
   // Starts the compactor on `backend` (etcd only).
   void StartCompactor(storage::Backend& backend);
+  // apiserver_storage_size_bytes for `backend` in /metrics (storage/size_monitor.h).
+  void StartSizeMonitor(storage::Backend& backend, MetricsRegistry& metrics);
   void AddHealthChecks(server::HealthChecks& health, storage::Backend& backend);
   // One check per --etcd-servers endpoint, of that member alone (componentstatuses' etcd-N, as kube
   // probes each server), with --etcd-healthcheck-timeout; for the embedded store one check of it.
@@ -97,6 +100,7 @@ class StorageSetup {
   // With several endpoints: a health client of each member alone (same order as --etcd-servers).
   std::vector<std::unique_ptr<storage::etcd3::EtcdHealth>> member_health_;
   std::unique_ptr<storage::etcd3::Compactor> compactor_;
+  std::unique_ptr<storage::SizeMonitor> size_monitor_;
   std::unique_ptr<storage::kms::KmsMetrics> kms_metrics_;  // before the transformers (KMS providers use it)
   std::unique_ptr<storage::transformers::ResourceTransformers> transformers_;
   std::unique_ptr<storage::StorageCodec> codec_;

@@ -176,5 +176,32 @@ TEST_F(SnapshotE2E, CorruptedAndTruncatedSnapshotsAreRefusedAndLeaveNothing) {
             std::string::npos);
 }
 
+// kube's apiserver_storage_size_bytes reports the store's size (the data dir's data.mdb here).
+TEST_F(SnapshotE2E, StorageSizeIsInMetrics) {
+  const std::string a = dir_ + "/a";
+  fs::create_directories(a);
+  server_ = std::make_unique<ServerProcess>(std::vector<std::string>{}, a);
+  ASSERT_TRUE(server_->ok()) << server_->error();
+  const std::string sample = "apiserver_storage_size_bytes{storage_cluster_id=\"etcd-0\"} ";
+  // The size is read every second: it follows the file as the server writes at start.
+  double bytes = -1, file = 0;
+  std::string metrics;
+  for (int i = 0; i < 100; ++i) {
+    metrics = server_->Kubectl({"get", "--raw", "/metrics"}).out;
+    file = static_cast<double>(fs::file_size(a + "/store/data.mdb"));
+    if (auto at = metrics.find(sample); at != std::string::npos) {
+      bytes = std::stod(metrics.substr(at + sample.size()));
+      if (bytes >= file / 2 && bytes <= file * 2) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  ASSERT_NE(metrics.find(sample), std::string::npos) << metrics.substr(0, 2000);
+  EXPECT_NE(metrics.find("# HELP apiserver_storage_size_bytes [STABLE] Size of the storage database file physically "
+                         "allocated in bytes.\n# TYPE apiserver_storage_size_bytes gauge\n"),
+            std::string::npos);
+  EXPECT_GE(bytes, file / 2) << file;
+  EXPECT_LE(bytes, file * 2) << file;
+}
+
 }  // namespace
 }  // namespace capstan::e2e

@@ -210,6 +210,13 @@ TEST_F(StorageFormatE2E, WhatCapstanStoresIsKubesEnvelopeAtTheStorageVersion) {
     ASSERT_TRUE(again.ok());
     EXPECT_EQ(*again, raw) << c.key;
   }
+  // etcd's database size as kube reports it.
+  std::string metrics;
+  for (int i = 0; i < 100 && metrics.find("apiserver_storage_size_bytes{storage_cluster_id=\"etcd-0\"} ") == std::string::npos; ++i) {
+    metrics = server_->Kubectl({"get", "--raw", "/metrics"}).out;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_NE(metrics.find("apiserver_storage_size_bytes{storage_cluster_id=\"etcd-0\"} "), std::string::npos);
   // An HPA read as autoscaling/v1 is converted from the stored v2.
   auto v1 = server_->Kubectl({"get", "horizontalpodautoscalers.v1.autoscaling", "d", "-n", "fmt", "-o",
                               "jsonpath={.apiVersion} {.spec.targetCPUUtilizationPercentage}"});
