@@ -44,7 +44,12 @@ inline std::optional<int64_t> Int(const boost::json::object* o, std::string_view
   if (!v) return std::nullopt;
   if (v->is_int64()) return v->get_int64();
   if (v->is_uint64()) return static_cast<int64_t>(v->get_uint64());
-  if (v->is_double()) return static_cast<int64_t>(v->get_double());
+  if (v->is_double()) {
+    // A number no int64 holds (or NaN) is no Go int64 field: not a value (and no undefined cast).
+    const double d = v->get_double();
+    if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) return std::nullopt;
+    return static_cast<int64_t>(d);
+  }
   return std::nullopt;
 }
 
