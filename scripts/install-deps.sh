@@ -9,6 +9,7 @@ packages=(
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   libgtest-dev libgmock-dev libbenchmark-dev libclang-rt-14-dev
   etcd-server etcd-client curl openssl
+  libgoogle-perftools4 prometheus
 )
 
 missing=()
@@ -33,7 +34,9 @@ if ! $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"; then
   $SUDO apt-get update -q
   $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
-# Debian starts etcd as a service when it is installed; Capstan's tests start their own.
+# Debian starts etcd (and prometheus, whose promtool the metrics tests use) as services when they
+# are installed; Capstan's tests start their own etcd and need no Prometheus server.
 if command -v systemctl >/dev/null 2>&1; then
   $SUDO systemctl disable --now etcd >/dev/null 2>&1 || true
+  $SUDO systemctl disable --now prometheus >/dev/null 2>&1 || true
 fi

@@ -56,6 +56,7 @@
 #include "server/healthz.h"
 #include "server/http_server.h"
 #include "server/nonresource.h"
+#include "server/pprof.h"
 #include "server/router.h"
 #include "registry/ip_range.h"
 #include "util/feature_gate.h"
@@ -584,7 +585,10 @@ void App::State::InstallHealthAndMetrics() {
   const bool profiling = s.opts.observability.profiling;
   server::InstallMetrics(s.router, "/metrics", s.metrics, profiling);
   server::InstallMetrics(s.router, "/metrics/slis", s.sli_metrics, profiling);
-  if (profiling) server::InstallDebugFlags(s.router);
+  if (profiling) {
+    server::InstallDebugFlags(s.router);
+    server::InstallProfiling(s.router);
+  }
   server::InstallRootPaths(s.router);
 }
 

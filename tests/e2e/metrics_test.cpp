@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "e2e_util.h"
@@ -353,12 +354,49 @@ TEST(MetricsTest, VerbosityChangesAtRuntimeAndJsonLogsParse) {
   EXPECT_EQ(anon.out, "403");
 }
 
+TEST(MetricsTest, CpuProfileDownloadsInGperftoolsFormat) {
+  ServerProcess s;
+  ASSERT_TRUE(s.ok()) << s.error();
+  std::string file = s.data_dir() + "/cpu.prof";
+  std::string base = "https://127.0.0.1:" + std::to_string(s.port());
+  std::vector<std::string> tls = {"--cacert", s.data_dir() + "/pki/ca.crt", "--cert", s.data_dir() + "/pki/admin.crt",
+                                  "--key", s.data_dir() + "/pki/admin.key"};
+  std::vector<std::string> argv = {"curl", "-sS", "-o", file, "-w", "%{http_code}"};
+  argv.insert(argv.end(), tls.begin(), tls.end());
+  argv.push_back(base + "/debug/pprof/profile?seconds=2");
+  // Load while the profile runs, so that it has samples.
+  std::thread load([&] {
+    for (int i = 0; i < 20; ++i) s.Kubectl({"get", "configmaps", "-A"});
+  });
+  auto r = RunCommand(argv);
+  load.join();
+  ASSERT_EQ(r.out, "200") << r.err;
+  std::ifstream in(file, std::ios::binary);
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // gperftools' CPU profile header: 0, 3 (header words), 0 (version), the sampling period, 0.
+  ASSERT_GE(data.size(), 5 * sizeof(uintptr_t));
+  const auto* words = reinterpret_cast<const uintptr_t*>(data.data());
+  EXPECT_EQ(words[0], 0u);
+  EXPECT_EQ(words[1], 3u);
+  EXPECT_EQ(words[2], 0u);
+  EXPECT_GT(words[3], 0u);
+  EXPECT_EQ(words[4], 0u);
+  // The thread dump names the server's threads.
+  auto threads = s.Kubectl({"get", "--raw", "/debug/pprof/goroutine?debug=1"});
+  EXPECT_TRUE(Contains(threads.out, "threads profile: total ")) << threads.out << threads.err;
+  // The heap is not profiled: said, not faked.
+  auto heap = s.Kubectl({"get", "--raw", "/debug/pprof/heap"});
+  EXPECT_NE(heap.exit_code, 0);
+}
+
 TEST(MetricsTest, ProfilingOffRemovesTheDebugEndpoints) {
   ServerProcess s({"--profiling=false"});
   ASSERT_TRUE(s.ok()) << s.error();
-  auto r = s.Kubectl({"get", "--raw", "/debug/flags/v"});
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_TRUE(Contains(r.err, "NotFound")) << r.err;
+  for (const char* path : {"/debug/flags/v", "/debug/pprof/"}) {
+    auto r = s.Kubectl({"get", "--raw", path});
+    EXPECT_NE(r.exit_code, 0) << path;
+    EXPECT_TRUE(Contains(r.err, "NotFound")) << path << ": " << r.err;
+  }
 }
 
 }  // namespace
