@@ -19,7 +19,7 @@ http::Handler BuildHandlerChain(http::Handler inner, const ChainConfig& c) {
       // --goaway-chance (kube adds it only when above 0 and HTTP/2 is served; at 0 it passes everything).
       [&](Handler n) { return c.goaway_chance > 0 ? WithProbabilisticGoaway(std::move(n), c.goaway_chance) : n; },
       [&](Handler n) { return WithWaitGroup(std::move(n), *c.wait_group); },
-      [&](Handler n) { return WithTimeout(std::move(n), c.request_timeout); },
+      [&](Handler n) { return WithTimeout(std::move(n), c.request_timeout, c.metrics); },
       [&](Handler n) { return WithCors(std::move(n), c.cors_allowed_origins); },
       [&](Handler n) {
         return WithAuthentication(std::move(n), *c.authenticator, WithFailedAuthenticationAudit(Unauthorized(), c.audit),

@@ -60,7 +60,7 @@ struct RequestMetrics {
   HistogramVec& slo_durations;
   HistogramVec& response_sizes;
   GaugeVec& longrunning;
-  CounterVec& terminations;  // requests the server ended in self-defense (429 from the limits, 504 timeouts)
+  CounterVec& terminations;  // requests the server ended in self-defense (RecordRequestTermination)
   GaugeVec& inflight;        // apiserver_current_inflight_requests{request_kind}
   // The authentication and authorization filters' (kube's endpoints/filters/metrics.go).
   CounterVec& authenticated_users;  // authenticated_user_requests{username}, names compressed as kube's
@@ -70,6 +70,10 @@ struct RequestMetrics {
   HistogramVec& authorization_durations;
 };
 Handler WithRequestMetrics(Handler next, RequestMetrics& m);
+// apiserver_request_terminations_total: the filters that end a request in self-defense (the
+// in-flight limits and APF with 429, the timeout with 504) record it here, as kube's
+// RecordRequestTermination.
+void RecordRequestTermination(RequestMetrics& m, const http::RequestContext& ctx, int code);
 
 // wait_group.cpp: counts non-long-running requests so shutdown can wait for them; once shutdown has
 // begun new ones get 503 "apiserver is shutting down" with Retry-After: 1.
@@ -92,7 +96,8 @@ class RequestWaitGroup {
 Handler WithWaitGroup(Handler next, RequestWaitGroup& wg);
 
 // timeout.cpp: non-long-running requests get 504 after --request-timeout (or a shorter ?timeout=).
-Handler WithTimeout(Handler next, std::chrono::nanoseconds request_timeout);
+// With `metrics`, a 504 it sends is recorded as a termination.
+Handler WithTimeout(Handler next, std::chrono::nanoseconds request_timeout, RequestMetrics* metrics = nullptr);
 
 // cors.cpp: --cors-allowed-origins (regular expressions); no patterns: no CORS.
 Handler WithCors(Handler next, const std::vector<std::string>& allowed_origin_patterns);

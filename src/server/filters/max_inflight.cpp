@@ -12,8 +12,8 @@ Handler WithMaxInFlight(Handler next, int max_read_only, int max_mutating, Reque
   auto budget = std::make_shared<Budget>();
   Gauge* ro_gauge = m.inflight.With({"readOnly"});
   Gauge* mut_gauge = m.inflight.With({"mutating"});
-  return [next = std::move(next), max_read_only, max_mutating, budget, ro_gauge,
-          mut_gauge](http::RequestContext& ctx) -> Task<void> {
+  return [next = std::move(next), max_read_only, max_mutating, budget, ro_gauge, mut_gauge,
+          &m](http::RequestContext& ctx) -> Task<void> {
     if (ctx.info.long_running) {
       co_await next(ctx);
       co_return;
@@ -39,6 +39,7 @@ Handler WithMaxInFlight(Handler next, int max_read_only, int max_mutating, Reque
       StatusDetails d;
       d.retry_after_seconds = 1;
       st.WithDetails(d);
+      RecordRequestTermination(m, ctx, 429);
       co_await http::RespondStatus(ctx, st);
       co_return;
     }

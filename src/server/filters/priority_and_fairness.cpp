@@ -93,8 +93,8 @@ Handler WithPriorityAndFairness(Handler next, flowcontrol::Controller& apf, std:
   auto executing = std::make_shared<Executing>();
   Gauge* ro_gauge = m.inflight.With({"readOnly"});
   Gauge* mut_gauge = m.inflight.With({"mutating"});
-  return [next = std::move(next), &apf, default_wait, request_timeout, executing, ro_gauge,
-          mut_gauge](http::RequestContext& ctx) -> Task<void> {
+  return [next = std::move(next), &apf, default_wait, request_timeout, executing, ro_gauge, mut_gauge,
+          &m](http::RequestContext& ctx) -> Task<void> {
     const bool watch = ctx.info.verb == "watch";
     if (ctx.info.long_running && !watch) {  // exec, attach, proxy, logs: not limited
       co_await next(ctx);
@@ -127,6 +127,7 @@ Handler WithPriorityAndFairness(Handler next, flowcontrol::Controller& apf, std:
       ctx.cancel.Remove(on_cancel);
     }
     if (ticket->request->decision != flowcontrol::Decision::kExecute) {
+      RecordRequestTermination(m, ctx, 429);
       co_await ctx.writer->Respond(TooManyRequests(apf.RetryAfter(ticket->priority_level)));
       co_return;
     }

@@ -102,6 +102,12 @@ LabelValues EndpointLabels(const http::RequestContext& ctx, const std::string& v
 }
 }  // namespace
 
+void RecordRequestTermination(RequestMetrics& m, const http::RequestContext& ctx, int code) {
+  LabelValues labels = EndpointLabels(ctx, MetricsVerb(ctx), Scope(ctx.info));
+  labels.push_back(std::to_string(code));
+  m.terminations.With(labels)->Inc();
+}
+
 Handler WithRequestMetrics(Handler next, RequestMetrics& m) {
   return [next = std::move(next), &m](http::RequestContext& ctx) -> Task<void> {
     const auto& info = ctx.info;
@@ -129,11 +135,6 @@ Handler WithRequestMetrics(Handler next, RequestMetrics& m) {
         .With({verb, dry_run, info.api_group, info.api_version, info.resource, info.subresource, scope, "apiserver",
                std::to_string(code)})
         ->Inc();
-    if (code == 429 || code == 504) {
-      LabelValues labels = EndpointLabels(ctx, verb, scope);
-      labels.push_back(std::to_string(code));
-      m.terminations.With(labels)->Inc();
-    }
     if (!info.long_running) {
       auto elapsed = std::chrono::steady_clock::now() - ctx.received;
       double secs = std::chrono::duration<double>(elapsed).count();

@@ -47,8 +47,8 @@ struct Race {
 
 }  // namespace
 
-Handler WithTimeout(Handler next, std::chrono::nanoseconds request_timeout) {
-  return [next = std::move(next), request_timeout](http::RequestContext& ctx) -> Task<void> {
+Handler WithTimeout(Handler next, std::chrono::nanoseconds request_timeout, RequestMetrics* metrics) {
+  return [next = std::move(next), request_timeout, metrics](http::RequestContext& ctx) -> Task<void> {
     if (ctx.info.long_running || request_timeout.count() <= 0) {
       co_await next(ctx);
       co_return;
@@ -93,6 +93,7 @@ Handler WithTimeout(Handler next, std::chrono::nanoseconds request_timeout) {
       tw.Expire();
       ctx.cancel.Cancel();
       if (!real->started()) {
+        if (metrics) RecordRequestTermination(*metrics, ctx, 504);
         co_await real->Respond(http::StatusResponse(
             Status(504, "Timeout", "Timeout: request did not complete within the allotted timeout")));
       }
