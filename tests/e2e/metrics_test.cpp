@@ -223,6 +223,7 @@ TEST(MetricsTest, ExportedFamiliesAreKubesFamilies) {
         "kubernetes_build_info", "kubernetes_feature_enabled", "registered_metrics_total",
         "apiserver_watch_cache_events_received_total", "apiserver_flowcontrol_dispatched_requests_total",
         "apiserver_storage_objects", "etcd_request_duration_seconds", "etcd_requests_total",
+        "apiserver_request_body_size_bytes",
         "apiserver_watch_events_total", "apiserver_watch_events_sizes",
         "apiserver_admission_step_admission_duration_seconds",
         "apiserver_admission_controller_admission_duration_seconds",
@@ -238,6 +239,10 @@ TEST(MetricsTest, ExportedFamiliesAreKubesFamilies) {
   EXPECT_TRUE(Contains(text, "apiserver_longrunning_requests{verb=\"WATCH\",group=\"\",version=\"v1\",resource=\"configmaps\""))
       << "the watch was not tracked";
   EXPECT_TRUE(Contains(text, "apiserver_storage_objects{resource=\"configmaps\"} ")) << "configmaps not counted";
+  EXPECT_TRUE(Contains(text, "apiserver_request_body_size_bytes_count{resource=\"configmaps\",verb=\"create\"} "))
+      << "the create's body";
+  EXPECT_TRUE(Contains(text, "apiserver_request_body_size_bytes_count{resource=\"configmaps\",verb=\"patch\"} "))
+      << "the server-side apply's body";
   EXPECT_TRUE(Contains(text, "etcd_requests_total{operation=\"create\",type=\"configmaps\"} ")) << "the create";
   EXPECT_TRUE(Contains(text, "apiserver_watch_events_total{group=\"\",version=\"v1\",kind=\"ConfigMap\"} "))
       << "the watch's events";

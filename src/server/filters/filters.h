@@ -59,6 +59,7 @@ struct RequestMetrics {
   HistogramVec& sli_durations;
   HistogramVec& slo_durations;
   HistogramVec& response_sizes;
+  HistogramVec& request_body_sizes;  // apiserver_request_body_size_bytes{resource, verb}
   GaugeVec& longrunning;
   CounterVec& terminations;  // requests the server ended in self-defense (RecordRequestTermination)
   GaugeVec& inflight;        // apiserver_current_inflight_requests{request_kind}

@@ -7,6 +7,12 @@ namespace capstan::server {
 namespace {
 const std::vector<std::string> kEndpointLabels = {"verb", "group", "version", "resource", "subresource", "scope", "component"};
 const std::vector<double> kSliBuckets = {0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60};
+// kube's LinearBuckets(50000, 100000, 31): up to its 3 MiB body limit.
+std::vector<double> LinearBodyBuckets() {
+  std::vector<double> b;
+  for (int i = 0; i < 31; ++i) b.push_back(50000.0 + 100000.0 * i);
+  return b;
+}
 const char* kSliHelp =
     "Response latency distribution (not counting webhook duration and priority & fairness queue wait times) in "
     "seconds for each verb, group, version, resource, subresource, scope and component.";
@@ -31,6 +37,9 @@ RequestMetrics::RequestMetrics(MetricsRegistry& reg)
           "Response size distribution in bytes for each group, version, verb, resource, subresource, scope and "
           "component.",
           kEndpointLabels, ExponentialBuckets(1000, 10, 7))),
+      request_body_sizes(reg.NewHistogramVec(
+          "apiserver_request_body_size_bytes", "Apiserver request body size in bytes broken out by resource and verb.",
+          {"resource", "verb"}, LinearBodyBuckets())),
       longrunning(reg.NewGaugeVec("apiserver_longrunning_requests",
                                   "Gauge of all active long-running apiserver requests broken out by verb, group, "
                                   "version, resource, scope and component. Not all requests are tracked this way.",
@@ -131,6 +140,16 @@ Handler WithRequestMetrics(Handler next, RequestMetrics& m) {
     }
     std::string dry_run = ctx.request.query.Has("dryRun") ? "All" : "";
     int code = ctx.writer->status();
+    // kube records the body of an authorized create, update, patch, delete or deletecollection once its
+    // handler has read it within the size limit.
+    if (info.is_resource_request && ctx.authorization_decision == "allow" && code != 413) {
+      const std::string& v = info.verb;
+      if (v == "create" || v == "update" || v == "patch" || v == "delete" || v == "deletecollection") {
+        std::string resource = info.api_group.empty() ? info.resource : info.resource + "." + info.api_group;
+        m.request_body_sizes.With({resource, v == "deletecollection" ? "delete_collection" : v})
+            ->Observe(static_cast<double>(ctx.request.body.size()));
+      }
+    }
     m.requests
         .With({verb, dry_run, info.api_group, info.api_version, info.resource, info.subresource, scope, "apiserver",
                std::to_string(code)})
