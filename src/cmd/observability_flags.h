@@ -4,7 +4,6 @@
 // against the flag's kind (cmd/kube_flags.h). Pure functions, except the manifest read at start.
 #pragma once
 
-#include <chrono>
 #include <optional>
 #include <string>
 
@@ -19,7 +18,6 @@ struct ObservabilityFlags {
   bool allow_metric_labels_given = false;
   std::string allow_metric_labels_manifest;  // --allow-metric-labels-manifest
   std::string logging_format = "text";       // --logging-format: text or json
-  std::chrono::nanoseconds log_flush_frequency = std::chrono::seconds(5);
   bool profiling = true;                     // --profiling: the debug endpoints and the metrics reset
 };
 

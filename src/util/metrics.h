@@ -175,6 +175,11 @@ class MetricsRegistry {
 
   // Applies the metrics flags to the families registered so far and to later ones.
   void Configure(MetricsExposure exposure);
+  // Whether a family of this name is written (not disabled, not hidden), under the flags applied so far.
+  bool Shown(const std::string& name) const {
+    std::lock_guard lock(mu_);
+    return Exposed(name);
+  }
   // The help text as exposed: the stability level and deprecation prefixed as component-base does.
   static std::string AnnotatedHelp(std::string_view name, std::string_view help);
 

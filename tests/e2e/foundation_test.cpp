@@ -67,7 +67,7 @@ TEST_F(FoundationTest, MetricsInPrometheusFormat) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("# TYPE apiserver_request_total counter"), std::string::npos);
   EXPECT_NE(r.out.find("apiserver_request_total{verb=\"GET\",dry_run=\"\",group=\"\",version=\"\",resource=\"\","
-                       "subresource=\"\",scope=\"\",component=\"apiserver\",code=\"200\"}"),
+                       "subresource=\"/version\",scope=\"\",component=\"apiserver\",code=\"200\"}"),
             std::string::npos)
       << r.out.substr(0, 3000);
   EXPECT_NE(r.out.find("apiserver_request_duration_seconds_bucket"), std::string::npos);

@@ -239,6 +239,14 @@ TEST(MetricsTest, ExportedFamiliesAreKubesFamilies) {
   EXPECT_TRUE(Contains(text, "apiserver_longrunning_requests{verb=\"WATCH\",group=\"\",version=\"v1\",resource=\"configmaps\""))
       << "the watch was not tracked";
   EXPECT_TRUE(Contains(text, "apiserver_storage_objects{resource=\"configmaps\"} ")) << "configmaps not counted";
+  // A non-resource request: its path stands in the subresource, in every endpoint family; kube's health
+  // handlers have an empty component.
+  EXPECT_TRUE(Contains(text, "apiserver_request_total{verb=\"GET\",dry_run=\"\",group=\"\",version=\"\",resource=\"\","
+                             "subresource=\"/healthz\",scope=\"\",component=\"\",code=\"200\"} "))
+      << "the /healthz request";
+  EXPECT_TRUE(Contains(text, "apiserver_request_duration_seconds_count{verb=\"GET\",dry_run=\"\",group=\"\",version=\"\","
+                             "resource=\"\",subresource=\"/healthz\","))
+      << "the /healthz request";
   EXPECT_TRUE(Contains(text, "apiserver_request_body_size_bytes_count{resource=\"configmaps\",verb=\"create\"} "))
       << "the create's body";
   EXPECT_TRUE(Contains(text, "apiserver_request_body_size_bytes_count{resource=\"configmaps\",verb=\"patch\"} "))

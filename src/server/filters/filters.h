@@ -58,6 +58,7 @@ struct RequestMetrics {
   HistogramVec& durations;
   HistogramVec& sli_durations;
   HistogramVec& slo_durations;
+  bool slo_shown;  // the hidden SLO family is observed only when --show-hidden-metrics-for-version shows it
   HistogramVec& response_sizes;
   HistogramVec& request_body_sizes;  // apiserver_request_body_size_bytes{resource, verb}
   GaugeVec& longrunning;

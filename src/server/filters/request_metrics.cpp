@@ -32,6 +32,7 @@ RequestMetrics::RequestMetrics(MetricsRegistry& reg)
           {0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60})),
       sli_durations(reg.NewHistogramVec("apiserver_request_sli_duration_seconds", kSliHelp, kEndpointLabels, kSliBuckets)),
       slo_durations(reg.NewHistogramVec("apiserver_request_slo_duration_seconds", kSliHelp, kEndpointLabels, kSliBuckets)),
+      slo_shown(reg.Shown("apiserver_request_slo_duration_seconds")),
       response_sizes(reg.NewHistogramVec(
           "apiserver_response_sizes",
           "Response size distribution in bytes for each group, version, verb, resource, subresource, scope and "
@@ -103,10 +104,16 @@ class SizeCountingWriter : public http::ForwardingWriter {
   size_t bytes_ = 0;
 };
 
-// kube's endpoints label values: for a non-resource request the path stands in the subresource.
+// kube's endpoints label values: for a non-resource request the path stands in the subresource (kube's
+// health handlers, instrumented with an empty component, and its discovery handlers do so; Capstan
+// counts its other non-resource paths the same way).
 LabelValues EndpointLabels(const http::RequestContext& ctx, const std::string& verb, const std::string& scope) {
   const auto& info = ctx.info;
-  if (!info.is_resource_request) return {verb, "", "", "", ctx.request.path, scope, "apiserver"};
+  if (!info.is_resource_request) {
+    const std::string& path = ctx.request.path;
+    bool health = path == "/healthz" || path == "/livez" || path == "/readyz";
+    return {verb, "", "", "", path, scope, health ? "" : "apiserver"};
+  }
   return {verb, info.api_group, info.api_version, info.resource, info.subresource, scope, "apiserver"};
 }
 }  // namespace
@@ -150,19 +157,20 @@ Handler WithRequestMetrics(Handler next, RequestMetrics& m) {
             ->Observe(static_cast<double>(ctx.request.body.size()));
       }
     }
-    m.requests
-        .With({verb, dry_run, info.api_group, info.api_version, info.resource, info.subresource, scope, "apiserver",
-               std::to_string(code)})
-        ->Inc();
+    // One label set for every family; a non-resource request's path stands in the subresource, as kube's.
+    LabelValues labels = EndpointLabels(ctx, verb, scope);
+    LabelValues with_dry_run = labels;
+    with_dry_run.insert(with_dry_run.begin() + 1, dry_run);
+    with_dry_run.push_back(std::to_string(code));
+    m.requests.With(with_dry_run)->Inc();
     if (!info.long_running) {
+      with_dry_run.pop_back();
       auto elapsed = std::chrono::steady_clock::now() - ctx.received;
-      double secs = std::chrono::duration<double>(elapsed).count();
-      m.durations.With({verb, dry_run, info.api_group, info.api_version, info.resource, info.subresource, scope, "apiserver"})
-          ->Observe(secs);
-      LabelValues labels = EndpointLabels(ctx, verb, scope);
+      m.durations.With(with_dry_run)->Observe(std::chrono::duration<double>(elapsed).count());
       double sli = std::chrono::duration<double>(elapsed - ctx.scope.sli_excluded_latency()).count();
       m.sli_durations.With(labels)->Observe(sli);
-      m.slo_durations.With(labels)->Observe(sli);
+      // The SLO family is hidden in 1.32 (deprecated in 1.27): recorded only when shown.
+      if (m.slo_shown) m.slo_durations.With(labels)->Observe(sli);
       if (verb == "GET" || verb == "LIST") m.response_sizes.With(labels)->Observe(static_cast<double>(counting.bytes()));
     }
   };
