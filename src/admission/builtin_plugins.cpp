@@ -19,6 +19,7 @@
 #include "admission/priority.h"
 #include "admission/resource_quota.h"
 #include "admission/service_account.h"
+#include "admission/spec_policy_plugins.h"
 #include "admission/validating_admission_policy.h"
 #include "admission/webhook_plugins.h"
 #include "util/strings.h"
@@ -101,6 +102,12 @@ StatusOr<ChainBuild> BuildChain(const std::vector<std::string>& enable, const st
       plugins.push_back(std::make_unique<AlwaysPullImages>());
     } else if (name == "AlwaysDeny") {
       plugins.push_back(std::make_unique<AlwaysDeny>());
+    } else if (name == "DenyServiceExternalIPs") {
+      plugins.push_back(std::make_unique<DenyServiceExternalIPs>());
+    } else if (name == "LimitPodHardAntiAffinityTopology") {
+      plugins.push_back(std::make_unique<LimitPodHardAntiAffinityTopology>());
+    } else if (name == "ExtendedResourceToleration") {
+      plugins.push_back(std::make_unique<ExtendedResourceToleration>());
     } else if (name == "RuntimeClass" && deps.get) {
       plugins.push_back(std::make_unique<RuntimeClassPlugin>(deps.get));
     } else if (name == "DefaultIngressClass" && deps.list) {

@@ -12,6 +12,7 @@
 #include "admission/limit_ranger.h"
 #include "admission/priority.h"
 #include "admission/service_account.h"
+#include "admission/spec_policy_plugins.h"
 
 namespace capstan::admission {
 namespace {
@@ -359,6 +360,64 @@ TEST(CertificateSubjectRestrictionTest, SystemMastersIsRefusedForTheClientSigner
   EXPECT_TRUE(SyncWait(p.Validate(csr(kMastersCsr, "example.com/other")->a)).ok());
   auto garbage = csr("bm90IGEgY3Ny", "kubernetes.io/kube-apiserver-client");
   EXPECT_NE(SyncWait(p.Validate(garbage->a)).message().find("failed to parse CSR"), std::string::npos);
+}
+
+TEST(DenyServiceExternalIPsTest, NewExternalIPsAreRefusedKeptOnesAllowed) {
+  DenyServiceExternalIPs p;
+  Fixture created("services", R"({"metadata":{"name":"s"},"spec":{"externalIPs":["1.2.3.4"]}})");
+  Status st = SyncWait(p.Validate(created.a));
+  EXPECT_EQ(st.code(), 403);
+  EXPECT_EQ(st.message(), "services \"s\" is forbidden: Use of external IPs is denied by admission control");
+  Fixture none("services", R"({"metadata":{"name":"s"},"spec":{"ports":[{"port":80}]}})");
+  EXPECT_TRUE(SyncWait(p.Validate(none.a)).ok());
+  registry::Object old = json::parse(R"({"spec":{"externalIPs":["1.2.3.4","5.6.7.8"]}})").as_object();
+  Fixture kept("services", R"({"metadata":{"name":"s"},"spec":{"externalIPs":["5.6.7.8"]}})");
+  kept.a.operation = "UPDATE";
+  kept.a.old_object = &old;
+  EXPECT_TRUE(SyncWait(p.Validate(kept.a)).ok());
+  Fixture added("services", R"({"metadata":{"name":"s"},"spec":{"externalIPs":["5.6.7.8","9.9.9.9"]}})");
+  added.a.operation = "UPDATE";
+  added.a.old_object = &old;
+  EXPECT_EQ(SyncWait(p.Validate(added.a)).code(), 403);
+  Fixture status("services", R"({"metadata":{"name":"s"},"spec":{"externalIPs":["9.9.9.9"]}})");
+  status.a.subresource = "status";
+  EXPECT_TRUE(SyncWait(p.Validate(status.a)).ok());
+}
+
+TEST(LimitPodHardAntiAffinityTopologyTest, OnlyTheHostnameKeyIsAllowed) {
+  LimitPodHardAntiAffinityTopology p;
+  Fixture zone("pods", R"({"metadata":{"name":"p"},"spec":{"affinity":{"podAntiAffinity":{)"
+                       R"("requiredDuringSchedulingIgnoredDuringExecution":[{"topologyKey":"kubernetes.io/hostname"},)"
+                       R"({"topologyKey":"topology.kubernetes.io/zone"}]}}}})");
+  Status st = SyncWait(p.Validate(zone.a));
+  EXPECT_EQ(st.code(), 403);
+  EXPECT_EQ(st.message(), "pods \"p\" is forbidden: affinity.PodAntiAffinity.RequiredDuringScheduling has TopologyKey "
+                          "topology.kubernetes.io/zone but only key kubernetes.io/hostname is allowed");
+  Fixture host("pods", R"({"metadata":{"name":"p"},"spec":{"affinity":{"podAntiAffinity":{)"
+                       R"("requiredDuringSchedulingIgnoredDuringExecution":[{"topologyKey":"kubernetes.io/hostname"}],)"
+                       R"("preferredDuringSchedulingIgnoredDuringExecution":[{"weight":1,"podAffinityTerm":{"topologyKey":"z"}}]}}}})");
+  EXPECT_TRUE(SyncWait(p.Validate(host.a)).ok());
+}
+
+TEST(ExtendedResourceTolerationTest, ExtendedResourcesGetSortedNoScheduleTolerations) {
+  EXPECT_TRUE(IsExtendedResourceName("example.com/gpu"));
+  EXPECT_FALSE(IsExtendedResourceName("cpu"));
+  EXPECT_FALSE(IsExtendedResourceName("kubernetes.io/something"));
+  EXPECT_FALSE(IsExtendedResourceName("requests.example.com/gpu"));
+  EXPECT_FALSE(IsExtendedResourceName("example.com/bad name"));
+  ExtendedResourceToleration p;
+  Fixture f("pods", R"({"metadata":{"name":"p"},"spec":{)"
+                    R"("containers":[{"name":"a","resources":{"requests":{"cpu":"1","vendor.io/fpga":"1"}}}],)"
+                    R"("initContainers":[{"name":"i","resources":{"requests":{"example.com/gpu":"2"}}}],)"
+                    R"("tolerations":[{"key":"vendor.io/fpga","operator":"Exists","effect":"NoSchedule","tolerationSeconds":5},)"
+                    R"({"key":"other","operator":"Equal","value":"x"}]}})");
+  ASSERT_TRUE(SyncWait(p.Admit(f.a)).ok());
+  EXPECT_EQ(json::serialize(f.obj["spec"].as_object()["tolerations"]),
+            R"([{"key":"vendor.io/fpga","operator":"Exists","effect":"NoSchedule"},{"key":"other","operator":"Equal","value":"x"},)"
+            R"({"key":"example.com/gpu","operator":"Exists","effect":"NoSchedule"}])");
+  Fixture plain("pods", R"({"metadata":{"name":"p"},"spec":{"containers":[{"name":"a"}]}})");
+  ASSERT_TRUE(SyncWait(p.Admit(plain.a)).ok());
+  EXPECT_FALSE(plain.obj["spec"].as_object().contains("tolerations"));
 }
 
 TEST(BuildChainTest, DefaultPluginsInKubesOrderAndUnknownNamesRefused) {

@@ -152,6 +152,38 @@ TEST(AdmissionE2eTest, ValidatingAndMutatingWebhooks) {
 }
 
 // The built-in plugins kube enables by default that Capstan has, through kubectl.
+TEST(OptInAdmissionE2eTest, ExternalIPsAntiAffinityAndExtendedResourceTolerations) {
+  ServerProcess server({"--enable-admission-plugins=DenyServiceExternalIPs,LimitPodHardAntiAffinityTopology,"
+                        "ExtendedResourceToleration"});
+  ASSERT_TRUE(server.ok()) << server.error();
+  const std::string svc = "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  ports: [{port: 80}]\n";
+  auto denied = server.Kubectl({"create", "-f", "-"}, svc + "  externalIPs: [192.0.2.10]\n");
+  EXPECT_NE(denied.exit_code, 0);
+  EXPECT_TRUE(Contains(denied.err, "services \"web\" is forbidden: Use of external IPs is denied by admission control"))
+      << denied.err;
+  ASSERT_EQ(server.Kubectl({"create", "-f", "-"}, svc).exit_code, 0);
+  auto patched = server.Kubectl({"patch", "service", "web", "-p", R"({"spec":{"externalIPs":["192.0.2.11"]}})"});
+  EXPECT_NE(patched.exit_code, 0);
+  EXPECT_TRUE(Contains(patched.err, "Use of external IPs is denied by admission control")) << patched.err;
+
+  auto zone = server.Kubectl({"create", "-f", "-"},
+                             "apiVersion: v1\nkind: Pod\nmetadata: {name: spread}\nspec:\n  containers: [{name: c, image: nginx}]\n"
+                             "  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+                             "      - {topologyKey: topology.kubernetes.io/zone, labelSelector: {matchLabels: {app: x}}}\n");
+  EXPECT_NE(zone.exit_code, 0);
+  EXPECT_TRUE(Contains(zone.err, "pods \"spread\" is forbidden: affinity.PodAntiAffinity.RequiredDuringScheduling has "
+                                 "TopologyKey topology.kubernetes.io/zone but only key kubernetes.io/hostname is allowed"))
+      << zone.err;
+
+  auto gpu = server.Kubectl({"create", "-f", "-"},
+                            "apiVersion: v1\nkind: Pod\nmetadata: {name: gpu}\nspec:\n  containers:\n  - name: c\n    image: cuda\n"
+                            "    resources: {requests: {example.com/gpu: 1}, limits: {example.com/gpu: 1}}\n");
+  ASSERT_EQ(gpu.exit_code, 0) << gpu.err;
+  auto tol = server.Kubectl({"get", "pod", "gpu", "-o",
+                             R"(jsonpath={.spec.tolerations[?(@.key=="example.com/gpu")].operator}/{.spec.tolerations[?(@.key=="example.com/gpu")].effect})"});
+  EXPECT_EQ(tol.out, "Exists/NoSchedule") << tol.err;
+}
+
 TEST(BuiltinAdmissionE2eTest, ServiceAccountTolerationsStorageClassPriorityAndLimits) {
   ServerProcess server;
   ASSERT_TRUE(server.ok()) << server.error();
