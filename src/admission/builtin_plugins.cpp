@@ -1,5 +1,7 @@
 #include "admission/builtin_plugins.h"
 
+#include <map>
+
 #include <algorithm>
 #include <set>
 
@@ -17,6 +19,7 @@
 #include "admission/limit_ranger.h"
 #include "admission/pod_security_factory.h"
 #include "admission/priority.h"
+#include "admission/pvc_resize.h"
 #include "admission/resource_quota.h"
 #include "admission/service_account.h"
 #include "admission/spec_policy_plugins.h"
@@ -39,6 +42,31 @@ const std::vector<std::string>& AllPluginsInOrder() {
       "ValidatingAdmissionWebhook", "ResourceQuota", "AlwaysDeny"};
   return kOrder;
 }
+
+namespace {
+
+template <class P>
+std::unique_ptr<Plugin> Make() {
+  return std::make_unique<P>();
+}
+
+// The plugins that need nothing but their name; null for every other name.
+std::unique_ptr<Plugin> StatelessPlugin(const std::string& name) {
+  static const std::map<std::string, std::unique_ptr<Plugin> (*)()> kFactories = {
+      {"TaintNodesByCondition", &Make<TaintNodesByCondition>},
+      {"StorageObjectInUseProtection", &Make<StorageObjectInUseProtection>},
+      {"CertificateSubjectRestriction", &Make<CertificateSubjectRestriction>},
+      {"AlwaysPullImages", &Make<AlwaysPullImages>},
+      {"AlwaysDeny", &Make<AlwaysDeny>},
+      {"DenyServiceExternalIPs", &Make<DenyServiceExternalIPs>},
+      {"LimitPodHardAntiAffinityTopology", &Make<LimitPodHardAntiAffinityTopology>},
+      {"ExtendedResourceToleration", &Make<ExtendedResourceToleration>},
+  };
+  auto it = kFactories.find(name);
+  return it == kFactories.end() ? nullptr : it->second();
+}
+
+}  // namespace
 
 const std::vector<std::string>& DefaultOnPlugins() {
   static const std::vector<std::string> kOn = {
@@ -76,7 +104,9 @@ StatusOr<ChainBuild> BuildChain(const std::vector<std::string>& enable, const st
   }
   for (const auto& name : all) {
     if (!on.count(name)) continue;
-    if (name == "NamespaceLifecycle") {
+    if (auto stateless = StatelessPlugin(name)) {
+      plugins.push_back(std::move(stateless));
+    } else if (name == "NamespaceLifecycle") {
       plugins.push_back(std::make_unique<NamespaceLifecycle>(deps.namespace_lookup));
     } else if (name == "LimitRanger" && deps.list) {
       plugins.push_back(std::make_unique<LimitRanger>(deps.list));
@@ -88,26 +118,12 @@ StatusOr<ChainBuild> BuildChain(const std::vector<std::string>& enable, const st
       plugins.push_back(std::move(*ps));
     } else if (name == "NodeRestriction" && deps.get) {
       plugins.push_back(std::make_unique<NodeRestriction>(deps.get));
-    } else if (name == "TaintNodesByCondition") {
-      plugins.push_back(std::make_unique<TaintNodesByCondition>());
-    } else if (name == "StorageObjectInUseProtection") {
-      plugins.push_back(std::make_unique<StorageObjectInUseProtection>());
     } else if (name == "CertificateApproval" && deps.authorize) {
       plugins.push_back(std::make_unique<CertificateApproval>(deps.authorize));
     } else if (name == "CertificateSigning" && deps.authorize) {
       plugins.push_back(std::make_unique<CertificateSigning>(deps.authorize));
-    } else if (name == "CertificateSubjectRestriction") {
-      plugins.push_back(std::make_unique<CertificateSubjectRestriction>());
-    } else if (name == "AlwaysPullImages") {
-      plugins.push_back(std::make_unique<AlwaysPullImages>());
-    } else if (name == "AlwaysDeny") {
-      plugins.push_back(std::make_unique<AlwaysDeny>());
-    } else if (name == "DenyServiceExternalIPs") {
-      plugins.push_back(std::make_unique<DenyServiceExternalIPs>());
-    } else if (name == "LimitPodHardAntiAffinityTopology") {
-      plugins.push_back(std::make_unique<LimitPodHardAntiAffinityTopology>());
-    } else if (name == "ExtendedResourceToleration") {
-      plugins.push_back(std::make_unique<ExtendedResourceToleration>());
+    } else if (name == "PersistentVolumeClaimResize" && deps.get) {
+      plugins.push_back(std::make_unique<PersistentVolumeClaimResize>(deps.get));
     } else if (name == "RuntimeClass" && deps.get) {
       plugins.push_back(std::make_unique<RuntimeClassPlugin>(deps.get));
     } else if (name == "DefaultIngressClass" && deps.list) {

@@ -11,6 +11,7 @@
 #include "admission/runtime_class.h"
 #include "admission/limit_ranger.h"
 #include "admission/priority.h"
+#include "admission/pvc_resize.h"
 #include "admission/service_account.h"
 #include "admission/spec_policy_plugins.h"
 
@@ -420,6 +421,43 @@ TEST(ExtendedResourceTolerationTest, ExtendedResourcesGetSortedNoScheduleTolerat
   EXPECT_FALSE(plain.obj["spec"].as_object().contains("tolerations"));
 }
 
+TEST(PersistentVolumeClaimResizeTest, GrowingNeedsABoundClaimAndAnExpandableClass) {
+  ObjectGetter classes = [](const std::string& group, const std::string&, const std::string& resource,
+                            const std::string&, const std::string& name) -> Task<StatusOr<registry::Object>> {
+    EXPECT_EQ(group + "/" + resource, "storage.k8s.io/storageclasses");
+    if (name == "fast") co_return json::parse(R"({"metadata":{"name":"fast"},"allowVolumeExpansion":true})").as_object();
+    if (name == "fixed") co_return json::parse(R"({"metadata":{"name":"fixed"}})").as_object();
+    co_return Status(404, "NotFound", "storageclasses.storage.k8s.io \"" + name + "\" not found");
+  };
+  PersistentVolumeClaimResize p(classes);
+  auto claim = [](const std::string& cls, const std::string& size, const std::string& phase) {
+    return json::parse(R"({"metadata":{"name":"data"},"spec":{"storageClassName":")" + cls +
+                       R"(","resources":{"requests":{"storage":")" + size + R"("}}},"status":{"phase":")" + phase + R"("}})")
+        .as_object();
+  };
+  auto check = [&](const std::string& old_cls, const std::string& old_size, const std::string& phase,
+                   const std::string& new_cls, const std::string& new_size) {
+    registry::Object old = claim(old_cls, old_size, phase);
+    Fixture f("persistentvolumeclaims", "{}");
+    f.obj = claim(new_cls, new_size, phase);
+    f.a.operation = "UPDATE";
+    f.a.old_object = &old;
+    return SyncWait(p.Validate(f.a));
+  };
+  EXPECT_TRUE(check("fast", "1Gi", "Bound", "fast", "2Gi").ok());
+  EXPECT_TRUE(check("fixed", "2Gi", "Bound", "fixed", "1500Mi").ok());  // shrinking is validation's business
+  EXPECT_TRUE(check("fixed", "1Gi", "Pending", "fixed", "1024Mi").ok());  // the same size
+  Status pending = check("fast", "1Gi", "Pending", "fast", "2Gi");
+  EXPECT_EQ(pending.code(), 403);
+  EXPECT_EQ(pending.message(),
+            "persistentvolumeclaims \"data\" is forbidden: Only bound persistent volume claims can be expanded");
+  const std::string no_resize = "persistentvolumeclaims \"data\" is forbidden: only dynamically provisioned pvc can be "
+                                "resized and the storageclass that provisions the pvc must support resize";
+  EXPECT_EQ(check("fixed", "1Gi", "Bound", "fixed", "2Gi").message(), no_resize);
+  EXPECT_EQ(check("gone", "1Gi", "Bound", "gone", "2Gi").message(), no_resize);
+  EXPECT_EQ(check("", "1Gi", "Bound", "", "2Gi").message(), no_resize);
+}
+
 TEST(BuildChainTest, DefaultPluginsInKubesOrderAndUnknownNamesRefused) {
   PluginDeps deps;
   deps.get = Accounts({});
@@ -430,7 +468,7 @@ TEST(BuildChainTest, DefaultPluginsInKubesOrderAndUnknownNamesRefused) {
   for (const auto& p : built->chain->plugins()) names.push_back(p->Name());
   EXPECT_EQ(names, std::vector<std::string>({"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "TaintNodesByCondition",
                                              "PodSecurity", "Priority", "DefaultTolerationSeconds", "StorageObjectInUseProtection",
-                                             "RuntimeClass", "CertificateSubjectRestriction", "DefaultIngressClass",
+                                             "PersistentVolumeClaimResize", "RuntimeClass", "CertificateSubjectRestriction", "DefaultIngressClass",
                                              "ValidatingAdmissionPolicy"}));
   auto with_off = BuildChain({"AlwaysPullImages", "AlwaysDeny"}, {}, deps);
   ASSERT_TRUE(with_off.ok());

@@ -152,7 +152,7 @@ TEST(AdmissionE2eTest, ValidatingAndMutatingWebhooks) {
 }
 
 // The built-in plugins kube enables by default that Capstan has, through kubectl.
-TEST(OptInAdmissionE2eTest, ExternalIPsAntiAffinityAndExtendedResourceTolerations) {
+TEST(OptInAdmissionE2eTest, ExternalIPsAntiAffinityExtendedResourceTolerationsAndClaimResize) {
   ServerProcess server({"--enable-admission-plugins=DenyServiceExternalIPs,LimitPodHardAntiAffinityTopology,"
                         "ExtendedResourceToleration"});
   ASSERT_TRUE(server.ok()) << server.error();
@@ -182,6 +182,44 @@ TEST(OptInAdmissionE2eTest, ExternalIPsAntiAffinityAndExtendedResourceToleration
   auto tol = server.Kubectl({"get", "pod", "gpu", "-o",
                              R"(jsonpath={.spec.tolerations[?(@.key=="example.com/gpu")].operator}/{.spec.tolerations[?(@.key=="example.com/gpu")].effect})"});
   EXPECT_EQ(tol.out, "Exists/NoSchedule") << tol.err;
+
+  // PersistentVolumeClaimResize (on by default): growing needs a Bound claim of a class allowing expansion.
+  ASSERT_EQ(server.Kubectl({"apply", "-f", "-"},
+                           "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: grows}\n"
+                           "provisioner: example.com/none\nallowVolumeExpansion: true\n---\n"
+                           "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: fixed}\n"
+                           "provisioner: example.com/none\n")
+                .exit_code,
+            0);
+  for (const char* cls : {"grows", "fixed"}) {
+    std::string name = std::string("claim-") + cls;
+    ASSERT_EQ(server.Kubectl({"create", "-f", "-"},
+                             "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: " + name +
+                                 "}\nspec:\n  storageClassName: " + cls +
+                                 "\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n")
+                  .exit_code,
+              0);
+  }
+  const std::string grow = R"({"spec":{"resources":{"requests":{"storage":"2Gi"}}}})";
+  auto unbound = server.Kubectl({"patch", "pvc", "claim-grows", "-p", grow});
+  EXPECT_NE(unbound.exit_code, 0);
+  // As in kube, validation refuses it before admission runs.
+  EXPECT_TRUE(Contains(unbound.err, "spec is immutable after creation except resources.requests and "
+                                    "volumeAttributesClassName for bound claims"))
+      << unbound.err;
+  for (const char* name : {"claim-grows", "claim-fixed"}) {
+    ASSERT_EQ(server.Kubectl({"patch", "pvc", name, "--subresource=status", "--type=merge", "-p",
+                              R"({"status":{"phase":"Bound"}})"})
+                  .exit_code,
+              0);
+  }
+  auto grown = server.Kubectl({"patch", "pvc", "claim-grows", "-p", grow});
+  EXPECT_EQ(grown.exit_code, 0) << grown.err;
+  auto fixed = server.Kubectl({"patch", "pvc", "claim-fixed", "-p", grow});
+  EXPECT_NE(fixed.exit_code, 0);
+  EXPECT_TRUE(Contains(fixed.err, "only dynamically provisioned pvc can be resized and the storageclass that provisions "
+                                  "the pvc must support resize"))
+      << fixed.err;
 }
 
 TEST(BuiltinAdmissionE2eTest, ServiceAccountTolerationsStorageClassPriorityAndLimits) {
