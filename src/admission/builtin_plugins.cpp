@@ -108,6 +108,8 @@ StatusOr<ChainBuild> BuildChain(const std::vector<std::string>& enable, const st
       plugins.push_back(std::move(stateless));
     } else if (name == "NamespaceLifecycle") {
       plugins.push_back(std::make_unique<NamespaceLifecycle>(deps.namespace_lookup));
+    } else if (name == "NamespaceExists" && deps.namespace_lookup) {
+      plugins.push_back(std::make_unique<NamespaceExists>(deps.namespace_lookup));
     } else if (name == "LimitRanger" && deps.list) {
       plugins.push_back(std::make_unique<LimitRanger>(deps.list));
     } else if (name == "Priority" && deps.get && deps.list) {

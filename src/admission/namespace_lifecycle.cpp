@@ -44,4 +44,12 @@ Task<Status> NamespaceLifecycle::Admit(Attributes& a) {
   co_return Status();
 }
 
+Task<Status> NamespaceExists::Validate(const Attributes& a) {
+  if (a.namespace_.empty() || IsNamespace(a)) co_return Status();
+  auto ns = co_await lookup_(a.namespace_);
+  if (ns.ok()) co_return Status();
+  if (am::IsNotFound(ns.status())) co_return am::NewNotFound({"", "namespaces"}, a.namespace_);
+  co_return am::NewInternalError(ns.status().message());
+}
+
 }  // namespace capstan::admission

@@ -1,6 +1,8 @@
 // admission/namespace_lifecycle.h: NamespaceLifecycle: no creates in a namespace that does not exist
 // (404) or is terminating (403), and the system namespaces default, kube-system and kube-public cannot be
-// deleted. The namespace is looked up through `lookup` (the namespaces REST storage). Thread-safe.
+// deleted. NamespaceExists (off by default): any create, update or delete of a namespaced object in a
+// namespace that does not exist is a 404. The namespace is looked up through `lookup` (the namespaces REST
+// storage). Thread-safe.
 #pragma once
 
 #include <functional>
@@ -19,6 +21,18 @@ class NamespaceLifecycle : public Plugin {
   bool Handles(const std::string& op) const override { return op == "CREATE" || op == "UPDATE" || op == "DELETE"; }
   bool Mutating() const override { return true; }
   Task<Status> Admit(Attributes& a) override;
+
+ private:
+  NamespaceLookup lookup_;
+};
+
+class NamespaceExists : public Plugin {
+ public:
+  explicit NamespaceExists(NamespaceLookup lookup) : lookup_(std::move(lookup)) {}
+  std::string Name() const override { return "NamespaceExists"; }
+  bool Handles(const std::string& op) const override { return op == "CREATE" || op == "UPDATE" || op == "DELETE"; }
+  bool Validating() const override { return true; }
+  Task<Status> Validate(const Attributes& a) override;
 
  private:
   NamespaceLookup lookup_;

@@ -10,6 +10,7 @@
 #include "admission/default_toleration_seconds.h"
 #include "admission/runtime_class.h"
 #include "admission/limit_ranger.h"
+#include "admission/namespace_lifecycle.h"
 #include "admission/priority.h"
 #include "admission/pvc_resize.h"
 #include "admission/service_account.h"
@@ -456,6 +457,29 @@ TEST(PersistentVolumeClaimResizeTest, GrowingNeedsABoundClaimAndAnExpandableClas
   EXPECT_EQ(check("fixed", "1Gi", "Bound", "fixed", "2Gi").message(), no_resize);
   EXPECT_EQ(check("gone", "1Gi", "Bound", "gone", "2Gi").message(), no_resize);
   EXPECT_EQ(check("", "1Gi", "Bound", "", "2Gi").message(), no_resize);
+}
+
+TEST(NamespaceExistsTest, EveryWriteInAMissingNamespaceIsNotFound) {
+  NamespaceExists p([](const std::string& name) -> Task<StatusOr<registry::Object>> {
+    if (name == "default") co_return json::parse(R"({"metadata":{"name":"default"}})").as_object();
+    if (name == "broken") co_return Status(500, "InternalError", "etcd is down");
+    co_return Status(404, "NotFound", "namespaces \"" + name + "\" not found");
+  });
+  for (const char* op : {"CREATE", "UPDATE", "DELETE"}) {
+    Fixture f("configmaps", R"({"metadata":{"name":"c"}})");
+    f.a.operation = op;
+    EXPECT_TRUE(SyncWait(p.Validate(f.a)).ok()) << op;
+    f.a.namespace_ = "gone";
+    Status st = SyncWait(p.Validate(f.a));
+    EXPECT_EQ(st.code(), 404) << op;
+    EXPECT_EQ(st.message(), "namespaces \"gone\" not found");
+  }
+  Fixture broken("configmaps", R"({"metadata":{"name":"c"}})");
+  broken.a.namespace_ = "broken";
+  EXPECT_EQ(SyncWait(p.Validate(broken.a)).code(), 500);
+  Fixture ns("namespaces", R"({"metadata":{"name":"gone"}})");
+  ns.a.namespace_ = "";
+  EXPECT_TRUE(SyncWait(p.Validate(ns.a)).ok());
 }
 
 TEST(BuildChainTest, DefaultPluginsInKubesOrderAndUnknownNamesRefused) {
