@@ -124,6 +124,8 @@ StatusOr<ChainBuild> BuildChain(const std::vector<std::string>& enable, const st
       plugins.push_back(std::make_unique<CertificateApproval>(deps.authorize));
     } else if (name == "CertificateSigning" && deps.authorize) {
       plugins.push_back(std::make_unique<CertificateSigning>(deps.authorize));
+    } else if (name == "OwnerReferencesPermissionEnforcement" && deps.authorize && deps.map_kind) {
+      plugins.push_back(std::make_unique<OwnerReferencesPermissionEnforcement>(deps.authorize, deps.map_kind));
     } else if (name == "PersistentVolumeClaimResize" && deps.get) {
       plugins.push_back(std::make_unique<PersistentVolumeClaimResize>(deps.get));
     } else if (name == "RuntimeClass" && deps.get) {

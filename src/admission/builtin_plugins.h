@@ -8,6 +8,7 @@
 
 #include "admission/admission_config.h"
 #include "admission/authorize.h"
+#include "admission/owner_references.h"
 #include "admission/chain.h"
 #include "admission/namespace_lifecycle.h"
 #include "admission/webhook_caller.h"
@@ -41,6 +42,8 @@ struct PluginDeps {
   // The server's authorizer (CertificateApproval, CertificateSigning); none: those two are reported as
   // not implemented.
   AuthorizeFunc authorize;
+  // The served kinds (OwnerReferencesPermissionEnforcement, with `authorize`); none: reported as not implemented.
+  KindMapper map_kind;
   // --admission-control-config-file: each plugin's configuration (none: every plugin's defaults).
   std::shared_ptr<const AdmissionConfig> config;
   // DefaultTolerationSeconds: --default-not-ready-toleration-seconds, --default-unreachable-toleration-seconds.

@@ -35,6 +35,7 @@
 #include "apimachinery/protobuf_codec.h"
 #include "apimachinery/schema_registry.h"
 #include "controllers/controller_manager.h"
+#include "controllers/discovery.h"
 #include "endpoints/api_handler.h"
 #include "endpoints/watch_writer.h"
 #include "endpoints/installer.h"
@@ -358,6 +359,13 @@ Status App::State::BuildAdmission() {
     auto out = co_await r->updater->Update(ctx, name, std::move(t), {});
     if (!out.ok()) co_return out.TakeStatus();
     co_return std::move(out->object);
+  };
+  // OwnerReferencesPermissionEnforcement: owners' kinds as the API serves them now (custom resources too).
+  pdeps.map_kind = [&s](std::string_view api_version, std::string_view kind) -> std::optional<admission::KindMapping> {
+    auto snap = s.apis.Snapshot();
+    auto m = controllers::MapKind(*snap, api_version, kind);
+    if (!m) return std::nullopt;
+    return admission::KindMapping{m->gvr.group, m->gvr.version, m->gvr.resource, m->namespaced};
   };
   // CertificateApproval and CertificateSigning ask the server's authorizer about the signers resource.
   pdeps.authorize = [&s](const UserInfo& user, const admission::AuthorizeRequest& r) -> Task<bool> {

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <boost/json.hpp>
 
 #include "admission/builtin_plugins.h"
@@ -11,6 +13,7 @@
 #include "admission/runtime_class.h"
 #include "admission/limit_ranger.h"
 #include "admission/namespace_lifecycle.h"
+#include "admission/owner_references.h"
 #include "admission/priority.h"
 #include "admission/pvc_resize.h"
 #include "admission/service_account.h"
@@ -480,6 +483,77 @@ TEST(NamespaceExistsTest, EveryWriteInAMissingNamespaceIsNotFound) {
   Fixture ns("namespaces", R"({"metadata":{"name":"gone"}})");
   ns.a.namespace_ = "";
   EXPECT_TRUE(SyncWait(p.Validate(ns.a)).ok());
+}
+
+TEST(OwnerReferencesPermissionEnforcementTest, DeleteForChangesFinalizersForBlockingOwners) {
+  std::set<std::string> allowed;  // "verb group/resource/subresource ns/name"
+  std::vector<std::string> asked;
+  AuthorizeFunc authorize = [&](const UserInfo&, const AuthorizeRequest& r) -> Task<bool> {
+    std::string q = r.verb + " " + r.api_group + "/" + r.resource + "/" + r.subresource + " " + r.namespace_ + "/" + r.name;
+    asked.push_back(q);
+    co_return allowed.count(q) > 0;
+  };
+  KindMapper mapper = [](std::string_view api_version, std::string_view kind) -> std::optional<KindMapping> {
+    if (api_version == "apps/v1" && kind == "Deployment") return KindMapping{"apps", "v1", "deployments", true};
+    if (api_version == "v1" && kind == "Node") return KindMapping{"", "v1", "nodes", false};
+    return std::nullopt;
+  };
+  OwnerReferencesPermissionEnforcement p(authorize, mapper);
+  auto pod = [](const std::string& refs) {
+    return std::make_unique<Fixture>("pods", (R"({"metadata":{"name":"p","ownerReferences":)" + refs + "}}").c_str());
+  };
+  const std::string deploy = R"({"apiVersion":"apps/v1","kind":"Deployment","name":"d","uid":"u1")";
+  // Create with a non-blocking reference: nothing to ask.
+  auto plain = pod("[" + deploy + "}]");
+  EXPECT_TRUE(SyncWait(p.Validate(plain->a)).ok());
+  EXPECT_TRUE(asked.empty());
+  // Create with a blocking reference: finalizers of the owner, in the pod's namespace.
+  auto blocking = pod("[" + deploy + R"(,"blockOwnerDeletion":true}])");
+  Status st = SyncWait(p.Validate(blocking->a));
+  EXPECT_EQ(st.code(), 403);
+  EXPECT_EQ(st.message(), "pods \"p\" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a "
+                          "resource you can't set finalizers on: , <nil>");
+  EXPECT_EQ(asked, std::vector<std::string>({"update */*/finalizers /*", "update apps/deployments/finalizers default/d"}));
+  allowed.insert("update apps/deployments/finalizers default/d");
+  EXPECT_TRUE(SyncWait(p.Validate(blocking->a)).ok());
+  // A cluster-scoped owner is asked about without a namespace; an unserved kind is refused.
+  auto node = pod(R"([{"apiVersion":"v1","kind":"Node","name":"n","uid":"u2","blockOwnerDeletion":true}])");
+  asked.clear();
+  EXPECT_EQ(SyncWait(p.Validate(node->a)).code(), 403);
+  EXPECT_EQ(asked.back(), "update /nodes/finalizers /n");
+  auto unknown = pod(R"([{"apiVersion":"x.io/v1","kind":"Thing","name":"t","uid":"u3","blockOwnerDeletion":true}])");
+  EXPECT_EQ(SyncWait(p.Validate(unknown->a)).message(),
+            "pods \"p\" is forbidden: cannot set blockOwnerDeletion in this case because cannot find RESTMapping for "
+            "APIVersion x.io/v1 Kind Thing: no matches for kind \"Thing\" in version \"x.io/v1\"");
+  // An update changing the references needs delete on the object; an unchanged list needs nothing.
+  registry::Object old = json::parse(R"({"metadata":{"name":"p","ownerReferences":[)" + deploy + "}]}}").as_object();
+  auto same = pod("[" + deploy + "}]");
+  same->a.operation = "UPDATE";
+  same->a.old_object = &old;
+  same->a.name = "p";
+  asked.clear();
+  EXPECT_TRUE(SyncWait(p.Validate(same->a)).ok());
+  EXPECT_TRUE(asked.empty());
+  auto dropped = pod("[]");
+  dropped->a.operation = "UPDATE";
+  dropped->a.old_object = &old;
+  dropped->a.name = "p";
+  EXPECT_EQ(SyncWait(p.Validate(dropped->a)).message(),
+            "pods \"p\" is forbidden: cannot set an ownerRef on a resource you can't delete: , <nil>");
+  EXPECT_EQ(asked.back(), "delete /pods/ default/p");
+  allowed.insert("delete /pods/ default/p");
+  EXPECT_TRUE(SyncWait(p.Validate(dropped->a)).ok());
+  // Making the existing reference blocking counts as a new blocking one.
+  allowed.erase("update apps/deployments/finalizers default/d");
+  auto now_blocking = pod("[" + deploy + R"(,"blockOwnerDeletion":true}])");
+  now_blocking->a.operation = "UPDATE";
+  now_blocking->a.old_object = &old;
+  now_blocking->a.name = "p";
+  EXPECT_EQ(SyncWait(p.Validate(now_blocking->a)).code(), 403);
+  // pods/status is exempt.
+  dropped->a.subresource = "status";
+  allowed.clear();
+  EXPECT_TRUE(SyncWait(p.Validate(dropped->a)).ok());
 }
 
 TEST(BuildChainTest, DefaultPluginsInKubesOrderAndUnknownNamesRefused) {

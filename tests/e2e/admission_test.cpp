@@ -230,6 +230,38 @@ TEST(OptInAdmissionE2eTest, ExternalIPsAntiAffinityExtendedResourceTolerationsAn
       << fixed.err;
 }
 
+TEST(OptInAdmissionE2eTest, OwnerReferencesNeedDeleteAndOwnerFinalizerRights) {
+  ServerProcess server({"--enable-admission-plugins=OwnerReferencesPermissionEnforcement"});
+  ASSERT_TRUE(server.ok()) << server.error();
+  ASSERT_EQ(server.Kubectl({"create", "role", "writer", "--verb=create,get,update,patch", "--resource=configmaps"}).exit_code, 0);
+  ASSERT_EQ(server.Kubectl({"create", "rolebinding", "writer", "--role=writer", "--user=dev"}).exit_code, 0);
+  ASSERT_EQ(server.Kubectl({"create", "configmap", "owner"}).exit_code, 0);
+  std::string uid = server.Kubectl({"get", "configmap", "owner", "-o", "jsonpath={.metadata.uid}"}).out;
+  ASSERT_FALSE(uid.empty());
+  auto dependent = [&](const std::string& name, bool block) {
+    return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name +
+           "\n  ownerReferences:\n  - {apiVersion: v1, kind: ConfigMap, name: owner, uid: " + uid +
+           (block ? ", blockOwnerDeletion: true" : "") + "}\n";
+  };
+  auto blocked = server.Kubectl({"--as=dev", "create", "-f", "-"}, dependent("blocking", true));
+  EXPECT_NE(blocked.exit_code, 0);
+  EXPECT_TRUE(Contains(blocked.err, "configmaps \"blocking\" is forbidden: cannot set blockOwnerDeletion if an "
+                                    "ownerReference refers to a resource you can't set finalizers on"))
+      << blocked.err;
+  // The cluster admin may; so may dev a reference that does not block.
+  EXPECT_EQ(server.Kubectl({"create", "-f", "-"}, dependent("blocking", true)).exit_code, 0);
+  auto plain = server.Kubectl({"--as=dev", "create", "-f", "-"}, dependent("plain", false));
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  // Changing the references afterwards needs delete on the object.
+  auto dropped = server.Kubectl({"--as=dev", "patch", "configmap", "plain", "--type=json", "-p",
+                                 R"([{"op":"remove","path":"/metadata/ownerReferences"}])"});
+  EXPECT_NE(dropped.exit_code, 0);
+  EXPECT_TRUE(Contains(dropped.err, "configmaps \"plain\" is forbidden: cannot set an ownerRef on a resource you "
+                                    "can't delete"))
+      << dropped.err;
+  EXPECT_EQ(server.Kubectl({"--as=dev", "label", "configmap", "plain", "x=y"}).exit_code, 0);
+}
+
 TEST(BuiltinAdmissionE2eTest, ServiceAccountTolerationsStorageClassPriorityAndLimits) {
   ServerProcess server;
   ASSERT_TRUE(server.ok()) << server.error();
