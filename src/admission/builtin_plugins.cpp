@@ -108,6 +108,8 @@ StatusOr<ChainBuild> BuildChain(const std::vector<std::string>& enable, const st
       plugins.push_back(std::move(stateless));
     } else if (name == "NamespaceLifecycle") {
       plugins.push_back(std::make_unique<NamespaceLifecycle>(deps.namespace_lookup));
+    } else if (name == "NamespaceAutoProvision" && deps.namespace_lookup && deps.create_namespace) {
+      plugins.push_back(std::make_unique<NamespaceAutoProvision>(deps.namespace_lookup, deps.create_namespace));
     } else if (name == "NamespaceExists" && deps.namespace_lookup) {
       plugins.push_back(std::make_unique<NamespaceExists>(deps.namespace_lookup));
     } else if (name == "LimitRanger" && deps.list) {

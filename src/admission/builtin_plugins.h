@@ -44,6 +44,8 @@ struct PluginDeps {
   AuthorizeFunc authorize;
   // The served kinds (OwnerReferencesPermissionEnforcement, with `authorize`); none: reported as not implemented.
   KindMapper map_kind;
+  // NamespaceAutoProvision; none: reported as not implemented.
+  NamespaceCreator create_namespace;
   // --admission-control-config-file: each plugin's configuration (none: every plugin's defaults).
   std::shared_ptr<const AdmissionConfig> config;
   // DefaultTolerationSeconds: --default-not-ready-toleration-seconds, --default-unreachable-toleration-seconds.

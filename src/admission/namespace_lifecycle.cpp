@@ -52,4 +52,14 @@ Task<Status> NamespaceExists::Validate(const Attributes& a) {
   co_return am::NewInternalError(ns.status().message());
 }
 
+Task<Status> NamespaceAutoProvision::Admit(Attributes& a) {
+  if (a.dry_run || a.namespace_.empty() || IsNamespace(a)) co_return Status();
+  auto ns = co_await lookup_(a.namespace_);
+  if (ns.ok()) co_return Status();
+  if (!am::IsNotFound(ns.status())) co_return ForbiddenFor(a, ns.status().message());
+  Status created = co_await create_(a.namespace_);
+  if (!created.ok() && created.reason() != "AlreadyExists") co_return ForbiddenFor(a, created.message());
+  co_return Status();
+}
+
 }  // namespace capstan::admission

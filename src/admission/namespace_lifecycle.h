@@ -1,7 +1,8 @@
 // admission/namespace_lifecycle.h: NamespaceLifecycle: no creates in a namespace that does not exist
 // (404) or is terminating (403), and the system namespaces default, kube-system and kube-public cannot be
 // deleted. NamespaceExists (off by default): any create, update or delete of a namespaced object in a
-// namespace that does not exist is a 404. The namespace is looked up through `lookup` (the namespaces REST
+// namespace that does not exist is a 404. NamespaceAutoProvision (off by default): a create in a namespace
+// that does not exist creates the namespace first (not for dry runs). The namespace is looked up through `lookup` (the namespaces REST
 // storage). Thread-safe.
 #pragma once
 
@@ -36,6 +37,23 @@ class NamespaceExists : public Plugin {
 
  private:
   NamespaceLookup lookup_;
+};
+
+// Creates a namespace of that name (NamespaceAutoProvision); AlreadyExists is the caller's to ignore.
+using NamespaceCreator = std::function<Task<Status>(const std::string& name)>;
+
+class NamespaceAutoProvision : public Plugin {
+ public:
+  NamespaceAutoProvision(NamespaceLookup lookup, NamespaceCreator create)
+      : lookup_(std::move(lookup)), create_(std::move(create)) {}
+  std::string Name() const override { return "NamespaceAutoProvision"; }
+  bool Handles(const std::string& op) const override { return op == "CREATE"; }
+  bool Mutating() const override { return true; }
+  Task<Status> Admit(Attributes& a) override;
+
+ private:
+  NamespaceLookup lookup_;
+  NamespaceCreator create_;
 };
 
 }  // namespace capstan::admission

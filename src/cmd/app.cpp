@@ -360,6 +360,18 @@ Status App::State::BuildAdmission() {
     if (!out.ok()) co_return out.TakeStatus();
     co_return std::move(out->object);
   };
+  // NamespaceAutoProvision creates the namespace through its storage, as the API server itself.
+  pdeps.create_namespace = [&s](const std::string& name) -> Task<Status> {
+    auto snap = s.apis.Snapshot();
+    const auto* ns = snap->FindResource("", "v1", "namespaces", "");
+    if (!ns || !ns->creater) co_return Status(500, "InternalError", "namespaces are not served");
+    static const UserInfo kApiserver{"system:apiserver", "", {"system:authenticated", "system:masters"}, {}};
+    registry::Context ctx;
+    ctx.user = &kApiserver;
+    registry::Object obj{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", boost::json::object{{"name", name}}}};
+    auto out = co_await ns->creater->Create(ctx, std::move(obj), {});
+    co_return out.ok() ? Status() : out.TakeStatus();
+  };
   // OwnerReferencesPermissionEnforcement: owners' kinds as the API serves them now (custom resources too).
   pdeps.map_kind = [&s](std::string_view api_version, std::string_view kind) -> std::optional<admission::KindMapping> {
     auto snap = s.apis.Snapshot();

@@ -556,6 +556,40 @@ TEST(OwnerReferencesPermissionEnforcementTest, DeleteForChangesFinalizersForBloc
   EXPECT_TRUE(SyncWait(p.Validate(dropped->a)).ok());
 }
 
+TEST(NamespaceAutoProvisionTest, MissingNamespaceIsCreatedExceptForDryRuns) {
+  std::set<std::string> namespaces = {"default"};
+  int creates = 0;
+  NamespaceAutoProvision p(
+      [&](const std::string& name) -> Task<StatusOr<registry::Object>> {
+        if (namespaces.count(name)) co_return json::parse(R"({"metadata":{}})").as_object();
+        co_return Status(404, "NotFound", "namespaces \"" + name + "\" not found");
+      },
+      [&](const std::string& name) -> Task<Status> {
+        ++creates;
+        if (name == "racing") co_return Status(409, "AlreadyExists", "namespaces \"racing\" already exists");
+        if (name == "refused") co_return Status(422, "Invalid", "bad name");
+        namespaces.insert(name);
+        co_return Status();
+      });
+  Fixture f("configmaps", R"({"metadata":{"name":"c"}})");
+  EXPECT_TRUE(SyncWait(p.Admit(f.a)).ok());
+  EXPECT_EQ(creates, 0);
+  f.a.namespace_ = "team";
+  f.a.dry_run = true;
+  EXPECT_TRUE(SyncWait(p.Admit(f.a)).ok());
+  EXPECT_EQ(creates, 0);
+  f.a.dry_run = false;
+  EXPECT_TRUE(SyncWait(p.Admit(f.a)).ok());
+  EXPECT_EQ(creates, 1);
+  EXPECT_TRUE(namespaces.count("team"));
+  f.a.namespace_ = "racing";
+  EXPECT_TRUE(SyncWait(p.Admit(f.a)).ok());
+  f.a.namespace_ = "refused";
+  Status st = SyncWait(p.Admit(f.a));
+  EXPECT_EQ(st.code(), 403);
+  EXPECT_EQ(st.message(), "configmaps \"c\" is forbidden: bad name");
+}
+
 TEST(BuildChainTest, DefaultPluginsInKubesOrderAndUnknownNamesRefused) {
   PluginDeps deps;
   deps.get = Accounts({});

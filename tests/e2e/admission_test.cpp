@@ -154,16 +154,23 @@ TEST(AdmissionE2eTest, ValidatingAndMutatingWebhooks) {
 // The built-in plugins kube enables by default that Capstan has, through kubectl.
 TEST(OptInAdmissionE2eTest, ExternalIPsAntiAffinityExtendedResourceTolerationsAndClaimResize) {
   ServerProcess server({"--enable-admission-plugins=DenyServiceExternalIPs,LimitPodHardAntiAffinityTopology,"
-                        "ExtendedResourceToleration,NamespaceExists"});
+                        "ExtendedResourceToleration,NamespaceExists,NamespaceAutoProvision"});
   ASSERT_TRUE(server.ok()) << server.error();
   // None of them is in the start-up line naming enabled plugins that are not available.
   std::string log = server.log();
   size_t warn = log.find("admission plugins enabled but not available yet");
   std::string missing = warn == std::string::npos ? "" : log.substr(warn, log.find('\n', warn) - warn);
   for (const char* name : {"DenyServiceExternalIPs", "LimitPodHardAntiAffinityTopology", "ExtendedResourceToleration",
-                           "NamespaceExists", "PersistentVolumeClaimResize"}) {
+                           "NamespaceExists", "PersistentVolumeClaimResize", "NamespaceAutoProvision"}) {
     EXPECT_FALSE(Contains(missing, name)) << missing;
   }
+  // NamespaceAutoProvision: a create in a missing namespace makes it; a dry run does not.
+  auto dry = server.Kubectl({"create", "configmap", "c", "-n", "dry", "--dry-run=server"});
+  EXPECT_NE(dry.exit_code, 0);
+  EXPECT_TRUE(Contains(dry.err, "namespaces \"dry\" not found")) << dry.err;
+  auto made = server.Kubectl({"create", "configmap", "c", "-n", "fresh"});
+  EXPECT_EQ(made.exit_code, 0) << made.err;
+  EXPECT_EQ(server.Kubectl({"get", "namespace", "fresh", "-o", "jsonpath={.status.phase}"}).out, "Active");
   const std::string svc = "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  ports: [{port: 80}]\n";
   auto denied = server.Kubectl({"create", "-f", "-"}, svc + "  externalIPs: [192.0.2.10]\n");
   EXPECT_NE(denied.exit_code, 0);
