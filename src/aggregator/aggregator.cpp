@@ -5,9 +5,9 @@
 #include <set>
 
 #include "aggregator/json_helpers.h"
-#include "aggregator/stream_proxy.h"
 #include "endpoints/discovery.h"
 #include "registry/rest.h"
+#include "server/http/upstream.h"
 #include "util/log.h"
 #include "util/strings.h"
 
@@ -166,7 +166,7 @@ Task<void> Aggregator::Proxy(http::RequestContext& ctx, const ApiServiceInfo& sv
   req.headers = ctx.request.headers;
   std::string prior(ctx.request.headers.Get("X-Forwarded-For"));
   SetProxyHeaders(req.headers, *ctx.user);
-  if (std::string xff = ForwardedFor(prior, ctx.request.remote_addr); !xff.empty()) req.headers.Set("X-Forwarded-For", xff);
+  if (std::string xff = http::ForwardedFor(prior, ctx.request.remote_addr); !xff.empty()) req.headers.Set("X-Forwarded-For", xff);
   req.body = ctx.request.body;
   const bool watch = ctx.info.verb == "watch";
   // A watch lasts what the client asked (timeoutSeconds, plus a little for the server to end it), else
@@ -180,7 +180,19 @@ Task<void> Aggregator::Proxy(http::RequestContext& ctx, const ApiServiceInfo& sv
   req.timeout = watch ? std::chrono::milliseconds(watch_for) : std::chrono::milliseconds(60000);
   req.max_response_bytes = 256u * 1024 * 1024;
   if (auto* streaming = dynamic_cast<http::StreamingHttpClient*>(*client); watch && streaming) {
-    co_await ProxyStream(ctx, *streaming, std::move(req), svc.name);
+    // A watch goes on to the client as it arrives.
+    auto up = co_await http::UpstreamStream::Open(*streaming, std::move(req));
+    if (!up.ok()) {
+      LogWarn("aggregator: error while proxying request", {{"apiservice", svc.name}, {"error", up.status().message()}});
+      co_await HttpError(ctx, up.status().message(), 503);
+      co_return;
+    }
+    http::Headers headers;
+    for (const auto& f : (*up)->head().headers.fields()) {
+      if (!http::IsHopByHop(f.name)) headers.Add(f.name, f.value);
+    }
+    Status end = co_await http::RelayBody(ctx, **up, (*up)->head().status, std::move(headers));
+    if (!end.ok()) LogInfo("aggregator: proxied stream ended", {{"apiservice", svc.name}, {"error", end.message()}});
     co_return;
   }
   auto resp = co_await (*client)->Do(std::move(req));
@@ -192,7 +204,7 @@ Task<void> Aggregator::Proxy(http::RequestContext& ctx, const ApiServiceInfo& sv
   http::HttpResponse out;
   out.status = resp->status;
   for (const auto& f : resp->headers.fields()) {
-    if (!IsHopByHop(f.name)) out.headers.Add(f.name, f.value);
+    if (!http::IsHopByHop(f.name)) out.headers.Add(f.name, f.value);
   }
   out.body = std::move(resp->body);
   co_await ctx.writer->Respond(std::move(out));

@@ -21,7 +21,7 @@
 // every `resync`, and within `poll` when an APIService, its Service or its Endpoints change. Each full
 // pass also publishes the extension-apiserver-authentication ConfigMap (aggregator/authentication_info.h).
 //
-// A watch is passed on as it arrives (aggregator/stream_proxy.h); other responses are read whole first.
+// A watch is passed on as it arrives (server/http/upstream.h); other responses are read whole first.
 // /apis lists the aggregator's own group (apiregistration.k8s.io) first, as kube does; a local group
 // without an APIService (a CRD's) ranks as kube's CRD registration (1000/100).
 // Not yet: merging the remote servers' OpenAPI documents, proxying upgrade requests (SPDY/WebSocket),

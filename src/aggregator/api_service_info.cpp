@@ -5,6 +5,7 @@
 #include <map>
 
 #include "apimachinery/version_priority.h"
+#include "server/http/upstream.h"
 #include "util/strings.h"
 
 namespace capstan::aggregator {
@@ -65,46 +66,7 @@ std::optional<ApiServiceInfo> ParseApiService(const json::object& svc) {
   return info;
 }
 
-bool IsHopByHop(std::string_view name) {
-  static const char* const kHop[] = {"connection",          "proxy-connection", "keep-alive", "proxy-authenticate",
-                                     "proxy-authorization", "te",               "trailer",    "transfer-encoding",
-                                     "upgrade",             "content-length",   "host"};
-  std::string n = ToLower(name);
-  for (const char* h : kHop) {
-    if (n == h) return true;
-  }
-  return false;
-}
-
-std::string ForwardedFor(std::string_view prior, std::string_view remote_addr) {
-  std::string_view host = remote_addr;
-  if (!host.empty() && host.front() == '[') {
-    size_t close = host.find(']');
-    host = close == std::string_view::npos ? host.substr(1) : host.substr(1, close - 1);
-  } else if (size_t colon = host.rfind(':'); colon != std::string_view::npos && host.find(':') == colon) {
-    host = host.substr(0, colon);
-  }
-  if (host.empty()) return std::string(prior);
-  return prior.empty() ? std::string(host) : std::string(prior) + ", " + std::string(host);
-}
-
-std::string EscapeExtraKey(const std::string& key) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : key) {
-    bool unreserved = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-                      c == '_' || c == '.' || c == '~' || c == '$' || c == '&' || c == '+' || c == ':' || c == '=' ||
-                      c == '@';
-    if (unreserved) {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  return out;
-}
+std::string EscapeExtraKey(const std::string& key) { return PercentEncode(key, "$&+:=@"); }
 
 void SetProxyHeaders(http::Headers& h, const UserInfo& user) {
   std::vector<std::string> drop;
@@ -112,7 +74,7 @@ void SetProxyHeaders(http::Headers& h, const UserInfo& user) {
     std::string n = ToLower(f.name);
     if (n == "authorization" || n == "x-remote-user" || n == "x-remote-group" || n == "x-remote-uid" ||
         n.starts_with("x-remote-extra-") || n == "impersonate-user" || n == "impersonate-group" ||
-        n == "impersonate-uid" || n.starts_with("impersonate-extra-") || IsHopByHop(n)) {
+        n == "impersonate-uid" || n.starts_with("impersonate-extra-") || http::IsHopByHop(n)) {
       drop.push_back(f.name);
     }
   }

@@ -37,15 +37,8 @@ std::optional<ApiServiceInfo> ParseApiService(const boost::json::object& svc);
 // after removing the client's Authorization, X-Remote-* and hop-by-hop headers.
 void SetProxyHeaders(http::Headers& h, const UserInfo& user);
 
-// The X-Forwarded-For value a proxy sends (Go's ReverseProxy): the prior value, if any, then the
-// client's address without its port ("127.0.0.1:5000" -> "127.0.0.1", "[::1]:5000" -> "::1").
-std::string ForwardedFor(std::string_view prior, std::string_view remote_addr);
-
 // Go's url.PathEscape as kube applies it to extra keys.
 std::string EscapeExtraKey(const std::string& key);
-
-// Hop-by-hop headers a proxy does not forward (either direction).
-bool IsHopByHop(std::string_view name);
 
 // Groups in kube's /apis order: higher groupPriorityMinimum first (a group's priority is the highest of
 // its APIServices), then by name. Versions of a group: higher versionPriority first, then kube's

@@ -138,6 +138,54 @@ Status NewInternalError(std::string_view err) {
   return s;
 }
 
+Status NewGenericServerResponse(int code, const GroupResource& gr, std::string_view name, std::string_view server_message) {
+  std::string reason = "Unknown";
+  std::string message = "the server responded with the status code " + std::to_string(code) + " but did not return more information";
+  switch (code) {
+    case 409: reason = "Conflict"; message = "the server reported a conflict"; break;
+    case 404: reason = "NotFound"; message = "the server could not find the requested resource"; break;
+    case 400: reason = "BadRequest"; message = "the server rejected our request for an unknown reason"; break;
+    case 401: reason = "Unauthorized"; message = "the server has asked for the client to provide credentials"; break;
+    case 403: reason = "Forbidden"; message = std::string(server_message); break;
+    case 406:
+      reason = "NotAcceptable";
+      message = server_message.empty() || server_message == "unknown"
+                    ? "the server was unable to respond with a content type that the client supports"
+                    : std::string(server_message);
+      break;
+    case 415: reason = "UnsupportedMediaType"; message = std::string(server_message); break;
+    case 405: reason = "MethodNotAllowed"; message = "the server does not allow this method on the requested resource"; break;
+    case 422: reason = "Invalid"; message = "the server rejected our request due to an error in our request"; break;
+    case 503: reason = "ServiceUnavailable"; message = "the server is currently unable to handle the request"; break;
+    case 504:
+      reason = "Timeout";
+      message = "the server was unable to return a response in the time allotted, but may still be processing the request";
+      break;
+    case 429:
+      reason = "TooManyRequests";
+      message = "the server has received too many requests and has asked us to try again later";
+      break;
+    default:
+      if (code >= 500) {
+        reason = "InternalError";
+        message = "an error on the server (" + GoQuote(server_message) + ") has prevented the request from succeeding";
+      }
+  }
+  // The verb is empty, so kube's "(<verb> <resource> <name>)" starts with a space after the parenthesis.
+  if (!gr.Empty() && !name.empty()) {
+    message += " ( " + gr.String() + " " + std::string(name) + ")";
+  } else if (!gr.Empty()) {
+    message += " ( " + gr.String() + ")";
+  }
+  StatusDetails d;
+  d.group = gr.group;
+  d.kind = gr.resource;
+  d.name = std::string(name);
+  Status s(code, reason == "Unknown" ? "" : reason, message);
+  s.WithDetails(std::move(d));
+  return s;
+}
+
 Status NewServerTimeout(const GroupResource& gr, std::string_view operation, int retry_after_seconds) {
   Status s = WithResourceDetails(Status(500, "ServerTimeout",
                                         "The " + std::string(operation) + " operation against " + gr.String() +

@@ -53,6 +53,9 @@ Status NewResourceExpired(std::string message);
 // 410 Gone (kube's older form, still used for some watch errors).
 Status NewGone(std::string message);
 Status NewServiceUnavailable(std::string reason);
+// kube's NewGenericServerResponse (verb empty, not an unexpected response): the Status for an HTTP
+// status another server answered with, its text kept where kube keeps it (403, 406, 415, >= 500).
+Status NewGenericServerResponse(int code, const GroupResource& gr, std::string_view name, std::string_view server_message);
 Status NewRequestEntityTooLargeError(std::string_view message);  // "Request entity too large: <message>"
 // 415: "the body of the request was in an unknown format - accepted media types include: a, b".
 Status NewUnsupportedMediaType(const std::vector<std::string>& accepted);

@@ -37,6 +37,7 @@
 #include "controllers/controller_manager.h"
 #include "controllers/discovery.h"
 #include "endpoints/api_handler.h"
+#include "endpoints/connect_proxy.h"
 #include "endpoints/watch_writer.h"
 #include "endpoints/installer.h"
 #include "endpoints/openapi_handler.h"
@@ -97,6 +98,7 @@ struct App::State {
   std::unique_ptr<apimachinery::SchemaRegistry> schemas;
   endpoints::ApiRegistry apis;
   std::unique_ptr<endpoints::WatchEventMetrics> watch_event_metrics;
+  std::unique_ptr<endpoints::ConnectClients> connect_clients;  // kubelets, pods and services
   std::unique_ptr<endpoints::ApiHandler> api_handler;
   // APIServices backed by a service: proxy, discovery merging, availability loop.
   std::unique_ptr<aggregator::Aggregator> aggregator;
@@ -123,6 +125,7 @@ struct App::State {
   Status BuildAudit();
   Status BuildAdmission();
   Status InstallApi();
+  Status MakeConnectClients();
   void StartAggregator(const Pki& pki);
   void InstallApiRoutes();
   void InstallHealthAndMetrics();
@@ -446,6 +449,9 @@ Status App::State::InstallApi() {
   deps.schemas = s.schemas.get();
   deps.prefix = o.etcd_prefix;
   deps.event_ttl_seconds = std::chrono::duration_cast<std::chrono::seconds>(o.event_ttl).count();
+  deps.kubelet.preferred_address_types = o.kubelet_preferred_address_types;
+  deps.kubelet.port = o.kubelet_port;
+  RETURN_IF_ERROR(MakeConnectClients());
   api::core::CoreOptions core_opts;
   core_opts.service_cluster_ip_range = o.service_cluster_ip_range;
   core_opts.service_node_port_range = o.service_node_port_range;
@@ -507,7 +513,38 @@ Status App::State::InstallApi() {
   limits.protobuf = s.protobuf.get();
   s.watch_event_metrics = std::make_unique<endpoints::WatchEventMetrics>(s.metrics);
   limits.watch_events = s.watch_event_metrics.get();
+  limits.connect = s.connect_clients.get();
   s.api_handler = std::make_unique<endpoints::ApiHandler>(s.apis, limits);
+  return Status();
+}
+
+// The clients pods/log and the proxy subresources use: the kubelet client's certificate and CA
+// files are read (and checked) now, as kube does at start.
+Status App::State::MakeConnectClients() {
+  const Options& o = opts;
+  endpoints::ConnectClientsConfig cc;
+  auto read = [](const std::string& path, const char* flag, std::string& out) -> Status {
+    if (path.empty()) return Status();
+    auto data = ReadFileToString(path);
+    if (!data.ok()) return Status(400, "BadRequest", std::string("--") + flag + ": " + data.status().message());
+    out = std::move(*data);
+    return Status();
+  };
+  RETURN_IF_ERROR(read(o.kubelet_client_certificate, "kubelet-client-certificate", cc.kubelet.client_cert_pem));
+  RETURN_IF_ERROR(read(o.kubelet_client_key, "kubelet-client-key", cc.kubelet.client_key_pem));
+  RETURN_IF_ERROR(read(o.kubelet_certificate_authority, "kubelet-certificate-authority", cc.kubelet.ca_pem));
+  if (cc.kubelet.client_cert_pem.empty() != cc.kubelet.client_key_pem.empty()) {
+    return Status(400, "BadRequest", "--kubelet-client-certificate and --kubelet-client-key must be given together");
+  }
+  cc.kubelet_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(o.kubelet_timeout);
+  if (cc.kubelet_timeout.count() <= 0) cc.kubelet_timeout = std::chrono::seconds(5);
+  connect_clients = std::make_unique<endpoints::ConnectClients>(audit->webhook_http(), std::move(cc));
+  if (auto c = connect_clients->Client(registry::ConnectTransport::kKubelet); !c.ok()) {
+    return Status(400, "BadRequest", "the kubelet client configuration is unusable: " + c.status().message());
+  }
+  if (o.kubelet_certificate_authority.empty()) {
+    LogInfo("kubelet serving certificates are not verified: no --kubelet-certificate-authority given");
+  }
   return Status();
 }
 

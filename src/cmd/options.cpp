@@ -111,6 +111,18 @@ const std::map<std::string, Setter>& Setters() {
       {"tls-private-key-file", [](Options& o, const std::string& v) { o.tls_private_key_file = v; return Status(); }},
       {"proxy-client-cert-file", [](Options& o, const std::string& v) { o.proxy_client_cert_file = v; return Status(); }},
       {"proxy-client-key-file", [](Options& o, const std::string& v) { o.proxy_client_key_file = v; return Status(); }},
+      {"kubelet-client-certificate", [](Options& o, const std::string& v) { o.kubelet_client_certificate = v; return Status(); }},
+      {"kubelet-client-key", [](Options& o, const std::string& v) { o.kubelet_client_key = v; return Status(); }},
+      {"kubelet-certificate-authority",
+       [](Options& o, const std::string& v) { o.kubelet_certificate_authority = v; return Status(); }},
+      {"kubelet-preferred-address-types",
+       [](Options& o, const std::string& v) { o.kubelet_preferred_address_types = SplitList(v); return Status(); }},
+      {"kubelet-port",
+       [](Options& o, const std::string& v) {
+         o.kubelet_port = static_cast<int64_t>(std::stoull(v, nullptr, 0));
+         return Status();
+       }},
+      {"kubelet-timeout", [](Options& o, const std::string& v) { return DurationSetter(o.kubelet_timeout, "kubelet-timeout", v); }},
       {"max-request-body-bytes",
        [](Options& o, const std::string& v) {
          o.max_request_body_bytes = std::stoll(v, nullptr, 0);

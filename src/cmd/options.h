@@ -60,6 +60,15 @@ struct Options {
   // The client certificate for aggregated API servers ("": the generated front-proxy client).
   std::string proxy_client_cert_file;
   std::string proxy_client_key_file;
+  // The kubelet client (pods/log, nodes/proxy): --kubelet-client-certificate/-key, the CA its serving
+  // certificates are verified with (--kubelet-certificate-authority; none: not verified, as kube),
+  // the node address types tried in order, the port of nodes that report none, the time to connect.
+  std::string kubelet_client_certificate;
+  std::string kubelet_client_key;
+  std::string kubelet_certificate_authority;
+  std::vector<std::string> kubelet_preferred_address_types = {"Hostname", "InternalDNS", "InternalIP", "ExternalDNS", "ExternalIP"};
+  int64_t kubelet_port = 10250;
+  std::chrono::nanoseconds kubelet_timeout = std::chrono::seconds(5);
 
   // Authentication and authorization.
   std::string client_ca_file;

@@ -1,9 +1,11 @@
 // endpoints/handlers_connect.cpp: requests to Connecter subresources (pods/log, pods/exec,
 // pods/attach, pods/portforward, */proxy): the method, the path after the subresource and the query go
-// to the storage's Connect; its answer (or Status error) goes back as is.
+// to the storage's Connect; its answer (or Status error) goes back as is, or comes from the server
+// its location names (endpoints/connect_proxy.h).
 #include <algorithm>
 
 #include "apimachinery/errors.h"
+#include "endpoints/connect_proxy.h"
 #include "endpoints/handlers.h"
 #include "server/http/responses.h"
 
@@ -25,6 +27,8 @@ Task<void> HandleConnect(Scope& s) {
   cr.method = method;
   // parts: resource, name, subresource, then the rest of the path.
   for (size_t i = 3; i < info.parts.size(); ++i) cr.path += "/" + info.parts[i];
+  // kube keeps a trailing slash of the request in the subpath.
+  if (req.path.ends_with("/") && !cr.path.ends_with("/")) cr.path += "/";
   for (const auto& [k, vs] : req.query.values()) {
     for (const auto& v : vs) cr.query.emplace_back(k, v);
   }
@@ -33,6 +37,10 @@ Task<void> HandleConnect(Scope& s) {
   auto r = co_await c->Connect(s.ctx(), info.name, cr);
   if (!r.ok()) {
     co_await s.WriteStatus(r.status());
+    co_return;
+  }
+  if (r->location) {
+    co_await ServeConnectLocation(s, *r->location, s.limits().connect);
     co_return;
   }
   http::HttpResponse resp;

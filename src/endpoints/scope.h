@@ -19,6 +19,7 @@
 namespace capstan::endpoints {
 
 struct WatchEventMetrics;  // endpoints/watch_writer.h
+class ConnectClients;      // endpoints/connect_proxy.h
 
 struct HandlerLimits {
   size_t max_body_bytes = 3 * 1024 * 1024;
@@ -26,6 +27,9 @@ struct HandlerLimits {
   // The protobuf wire format for built-in kinds; null: JSON and YAML only.
   const apimachinery::ProtobufCodec* protobuf = nullptr;
   WatchEventMetrics* watch_events = nullptr;  // null: not recorded
+  // The clients pods/log and the proxy subresources reach kubelets, pods and services with; null:
+  // those answer 503.
+  ConnectClients* connect = nullptr;
 };
 
 class Scope {

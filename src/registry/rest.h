@@ -189,10 +189,37 @@ struct ConnectRequest {
   bool upgrade = false;  // the client asked for a connection upgrade (SPDY, WebSocket)
 };
 
+// Where a Connecter sends the request when the answer comes from another server (a kubelet, a pod, a
+// service endpoint): kube's Connect returning a proxy handler or a LocationStreamer. The endpoints
+// layer (endpoints/connect_proxy.h) dials it through the named transport.
+enum class ConnectTransport {
+  kKubelet,          // the kubelet client (--kubelet-client-certificate, --kubelet-certificate-authority)
+  kKubeletInsecure,  // the same without verifying the kubelet's certificate (insecureSkipTLSVerifyBackend)
+  kProxy,            // kube's proxy transport for pods and services (no certificate verification)
+};
+
+struct ConnectLocation {
+  enum class Mode {
+    kStream,  // GET url and stream its body as the response (kube's LocationStreamer: pods/log)
+    kProxy,   // the client's method, headers, query and body go to url (kube's UpgradeAwareHandler)
+  };
+  Mode mode = Mode::kProxy;
+  ConnectTransport transport = ConnectTransport::kProxy;
+  std::string base;  // scheme://host[:port]
+  std::string path;  // decoded ("/containerLogs/ns/pod/c"; kProxy: what followed the subresource)
+  std::vector<std::pair<std::string, std::string>> query;  // kStream (kProxy passes the client's query)
+  // kStream: the response's Content-Type; an upstream error status becomes an API error naming
+  // resource and name (kube's GenericHttpResponseChecker).
+  std::string content_type;
+  apimachinery::GroupResource resource;
+  std::string name;
+};
+
 struct ConnectResponse {
   int code = 200;  // 204: no body
   std::string content_type;
   std::string body;
+  std::optional<ConnectLocation> location;  // set: answered by the server there (code and body unused)
 };
 
 class Connecter : public virtual Storage {

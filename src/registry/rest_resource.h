@@ -25,6 +25,14 @@ struct RestResource {
   bool protobuf = true;    // built-in kinds also speak protobuf
 };
 
+// How the storages that reach kubelets (pods/log, exec, attach, portforward, nodes/proxy) find a
+// node's kubelet: its first address of these types (--kubelet-preferred-address-types) and the port
+// it reports, else --kubelet-port.
+struct KubeletConnection {
+  std::vector<std::string> preferred_address_types = {"Hostname", "InternalDNS", "InternalIP", "ExternalDNS", "ExternalIP"};
+  int64_t port = 10250;
+};
+
 // What a group's install function needs to build its storages.
 struct GroupDeps {
   storage::ObjectStore* store = nullptr;
@@ -33,6 +41,7 @@ struct GroupDeps {
   const Clock* clock = &RealClock::Get();
   std::string prefix = "/registry";  // --etcd-prefix
   int64_t event_ttl_seconds = 3600;  // --event-ttl: how long events (core/v1 and events.k8s.io) are kept
+  KubeletConnection kubelet;
   // The ObjectStore of one resource's keys (cmd/ puts the watch cache in front of `store` here); it
   // gets the key root ("/registry/configmaps"), the resource and its strategy (selectable fields).
   // Null: every resource uses `store`.

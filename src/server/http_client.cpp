@@ -140,18 +140,36 @@ struct ClientState {
 };
 
 // One request in flight: the deadline, the connection it uses, and how to stop it.
-struct Exchange {
+struct Exchange : std::enable_shared_from_this<Exchange> {
   asio::steady_timer timer;
   std::optional<tcp::resolver> resolver;
   std::shared_ptr<Conn> conn;
   bool timed_out = false;
   bool cancelled = false;
+  // Set while the head timeout is armed: the rest of the whole-exchange timeout, for after the head.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 
   explicit Exchange(asio::io_context& ioc) : timer(ioc) {}
   void Cancel() {
     cancelled = true;
     if (resolver) resolver->cancel();
     if (conn) conn->Close();
+  }
+  // (Re)arms the timer: the exchange is cancelled as timed out when it fires.
+  void Arm(std::chrono::steady_clock::time_point at) {
+    timer.expires_at(at);
+    timer.async_wait([self = shared_from_this()](error_code ec) {
+      if (ec || self->cancelled) return;
+      self->timed_out = true;
+      self->Cancel();
+    });
+  }
+  // The head arrived: only the whole-exchange deadline applies from now on.
+  void HeadArrived() {
+    if (!deadline) return;
+    auto at = *deadline;
+    deadline.reset();
+    Arm(at);
   }
 };
 
@@ -319,7 +337,9 @@ Task<Outcome> Attempt(ClientState& cs, Exchange& ex, const http::ClientRequest& 
   ResponseParser parser(req.max_response_bytes, req.method == "HEAD");
   // Streaming: hands the head over once, then every body piece; false when the consumer stopped.
   auto pass_on = [&]() -> bool {
-    if (!stream || !parser.head_done()) return true;
+    if (!parser.head_done()) return true;
+    ex.HeadArrived();
+    if (!stream) return true;
     if (!out.head_sent) {
       out.head_sent = true;
       http::ClientResponse head = parser.head();
@@ -387,12 +407,13 @@ Task<void> RunExchange(std::shared_ptr<ClientState> cs, http::ClientRequest req,
   auto ex = std::make_shared<Exchange>(engine.ioc);
   engine.inflight.insert(ex.get());
   std::string prefix = GoMethod(req.method) + " " + GoQuote(req.url) + ": ";
-  ex->timer.expires_after(req.timeout);
-  ex->timer.async_wait([ex](error_code ec) {
-    if (ec || ex->cancelled) return;
-    ex->timed_out = true;
-    ex->Cancel();
-  });
+  auto now = std::chrono::steady_clock::now();
+  if (req.head_timeout.count() > 0 && req.head_timeout < req.timeout) {
+    ex->deadline = now + req.timeout;
+    ex->Arm(now + req.head_timeout);
+  } else {
+    ex->Arm(now + req.timeout);
+  }
   std::string key = url.scheme + "://" + url.host + ":" + std::to_string(url.port);
   std::string wire = SerializeRequest(req, url, engine.opts.user_agent);
   if (stream) stream->head = cb;

@@ -167,11 +167,11 @@ bool PercentDecode(std::string_view in, std::string& out, bool plus_as_space) {
   return true;
 }
 
-std::string PercentEncode(std::string_view in) {
+std::string PercentEncode(std::string_view in, std::string_view also_keep) {
   static const char kHex[] = "0123456789ABCDEF";
   std::string out;
   for (unsigned char c : in) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || also_keep.find(static_cast<char>(c)) != std::string_view::npos) {
       out.push_back(static_cast<char>(c));
     } else {
       out.push_back('%');
@@ -181,6 +181,8 @@ std::string PercentEncode(std::string_view in) {
   }
   return out;
 }
+
+std::string EscapeUrlPath(std::string_view path) { return PercentEncode(path, "$&+,/:;=@"); }
 
 namespace {
 const char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

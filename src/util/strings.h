@@ -23,7 +23,10 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 
 // Percent-decoding for URL paths and query strings; plus_as_space for application/x-www-form-urlencoded.
 bool PercentDecode(std::string_view in, std::string& out, bool plus_as_space);
-std::string PercentEncode(std::string_view in);
+// Unreserved characters (and those in also_keep) stay, every other byte is %XX.
+std::string PercentEncode(std::string_view in, std::string_view also_keep = "");
+// Go's url.URL.EscapedPath for a decoded path: '/' and the characters a path may hold stay as they are.
+std::string EscapeUrlPath(std::string_view path);
 
 // Base64 (standard alphabet, padded) as Go's encoding/base64.StdEncoding.
 std::string Base64Encode(std::string_view in);

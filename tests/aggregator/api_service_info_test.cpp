@@ -145,17 +145,3 @@ TEST(AuthenticationInfoTest, ConfigMapDataAsKubeWritesIt) {
 
 }  // namespace
 }  // namespace capstan::aggregator
-
-namespace capstan::aggregator {
-namespace {
-
-TEST(ApiServiceInfoTest, ForwardedForAppendsTheClientAddress) {
-  EXPECT_EQ(ForwardedFor("", "10.0.0.7:51234"), "10.0.0.7");
-  EXPECT_EQ(ForwardedFor("1.2.3.4", "10.0.0.7:51234"), "1.2.3.4, 10.0.0.7");
-  EXPECT_EQ(ForwardedFor("", "[::1]:443"), "::1");
-  EXPECT_EQ(ForwardedFor("", "fe80::1"), "fe80::1");
-  EXPECT_EQ(ForwardedFor("x", ""), "x");
-}
-
-}  // namespace
-}  // namespace capstan::aggregator

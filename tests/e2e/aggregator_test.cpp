@@ -2,9 +2,6 @@
 // backend (certificate for metrics.default.svc from its own CA) serving metrics.example.com/v1beta1
 // with one resource, widgets; a Service + Endpoints point at it and an APIService carries the CA.
 #include <gtest/gtest.h>
-#include <ifaddrs.h>
-#include <netinet/in.h>
-#include <arpa/inet.h>
 
 #include <atomic>
 #include <chrono>
@@ -13,11 +10,9 @@
 #include <string>
 #include <thread>
 
-#include <openssl/pem.h>
-#include <openssl/x509.h>
-
 #include "cmd/pki.h"
 #include "e2e_util.h"
+#include "test_servers.h"
 #include "server/http_server.h"
 #include "util/strings.h"
 
@@ -51,46 +46,13 @@ struct Seen {
   std::atomic<bool> second_sent_after_first{false};
 };
 
-// Endpoints may not name a loopback address (kube's validation): the backend listens on the first
-// non-loopback IPv4 address of the machine.
-std::string LocalAddress() {
-  ifaddrs* list = nullptr;
-  if (getifaddrs(&list) != 0) return "";
-  std::string out;
-  for (ifaddrs* a = list; a && out.empty(); a = a->ifa_next) {
-    if (!a->ifa_addr || a->ifa_addr->sa_family != AF_INET) continue;
-    char buf[INET_ADDRSTRLEN];
-    auto* in = reinterpret_cast<sockaddr_in*>(a->ifa_addr);
-    if (!inet_ntop(AF_INET, &in->sin_addr, buf, sizeof buf)) continue;
-    std::string ip = buf;
-    if (!ip.starts_with("127.")) out = ip;
-  }
-  freeifaddrs(list);
-  return out;
-}
-
 class Backend {
  public:
   explicit Backend(const std::string& ip) {
     dir_ = MakeTempDir("capstan-agg-backend");
-    auto now = std::chrono::system_clock::now();
-    auto ca = cmd::CreateSelfSignedCa("aggregated-backend-ca", now);
-    ca_pem_ = cmd::CertificateToPem(*ca->cert);
-    cmd::CertSpec spec;
-    spec.common_name = "metrics.default.svc";
-    spec.dns_names = {"metrics.default.svc"};
-    spec.ip_addresses = {ip};
-    spec.server_auth = true;
-    cmd::SetValidity(spec, now, std::chrono::hours(24));
-    auto leaf = cmd::IssueCertAndKey(spec, *ca);
-    std::ofstream(dir_ + "/tls.crt") << cmd::CertificateToPem(*leaf->cert);
-    std::ofstream(dir_ + "/tls.key") << cmd::PrivateKeyToPem(*leaf->key);
-    server::HttpServerOptions o;
-    o.bind_address = "0.0.0.0";  // the Endpoints address, and 127.0.0.1 for the direct timing
-    o.port = 0;
-    o.tls_cert_file = dir_ + "/tls.crt";
-    o.tls_private_key_file = dir_ + "/tls.key";
-    o.io_threads = 1;
+    ca_pem_ = WriteServingCertificate(dir_, "metrics.default.svc", ip);
+    // Every address: the Endpoints address, and 127.0.0.1 for the direct timing.
+    server::HttpServerOptions o = TestServerOptions(dir_);
     Seen* seen = &seen_;
     server_ = std::make_unique<server::HttpServer>(o, [seen](http::RequestContext& ctx) -> Task<void> {
       http::HttpResponse r;
@@ -159,28 +121,6 @@ std::string Manifest(const std::string& ip, int port, const std::string& ca_pem)
          "  caBundle: " + Base64Encode(ca_pem) + "\n";
 }
 
-bool PollFor(const std::function<bool()>& f, std::chrono::seconds limit = std::chrono::seconds(30)) {
-  auto end = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < end) {
-    if (f()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  return f();
-}
-
-std::string DerOf(const std::string& pem) {
-  BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
-  X509* x = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr);
-  BIO_free(bio);
-  if (!x) return "";
-  int len = i2d_X509(x, nullptr);
-  std::string der(static_cast<size_t>(len), '\0');
-  unsigned char* p = reinterpret_cast<unsigned char*>(der.data());
-  i2d_X509(x, &p);
-  X509_free(x);
-  return der;
-}
-
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -246,7 +186,7 @@ TEST(AggregatorE2E, ProxiesDiscoversAndTracksAvailability) {
     EXPECT_EQ(backend.seen().forwarded_for, "127.0.0.1");  // kubectl's address as Capstan saw it
     EXPECT_TRUE(backend.seen().client_cert);
     // The generated front-proxy client certificate.
-    EXPECT_EQ(backend.seen().client_cert_der, DerOf(ReadAll(server.data_dir() + "/pki/front-proxy-client.crt")));
+    EXPECT_EQ(backend.seen().client_cert_der, CertDerOf(ReadAll(server.data_dir() + "/pki/front-proxy-client.crt")));
   }
 
   // A watch comes through event by event: the backend sends the second event only after the test has
@@ -385,7 +325,7 @@ TEST(AggregatorE2E, PresentsTheConfiguredProxyClientCertificate) {
     return got.exit_code == 0;
   })) << got.out << got.err;
   std::lock_guard lock(backend.seen().mu);
-  EXPECT_EQ(backend.seen().client_cert_der, DerOf(cert_pem));
+  EXPECT_EQ(backend.seen().client_cert_der, CertDerOf(cert_pem));
   EXPECT_EQ(server.log().find("proxy-client-cert-file"), std::string::npos) << "logged as ignored";
 }
 

@@ -1,6 +1,9 @@
 #include "e2e_util.h"
 
 #include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <openssl/err.h>
@@ -269,6 +272,44 @@ std::string RawTcp(int port, const std::string& bytes) {
 int HttpStatusOf(const std::string& response) {
   if (response.size() < 12 || response.compare(0, 9, "HTTP/1.1 ") != 0) return 0;
   return std::atoi(response.substr(9, 3).c_str());
+}
+
+std::string LocalAddress() {
+  ifaddrs* list = nullptr;
+  if (getifaddrs(&list) != 0) return "";
+  std::string out;
+  for (ifaddrs* a = list; a && out.empty(); a = a->ifa_next) {
+    if (!a->ifa_addr || a->ifa_addr->sa_family != AF_INET) continue;
+    char buf[INET_ADDRSTRLEN];
+    auto* in = reinterpret_cast<sockaddr_in*>(a->ifa_addr);
+    if (!inet_ntop(AF_INET, &in->sin_addr, buf, sizeof buf)) continue;
+    std::string ip = buf;
+    if (!ip.starts_with("127.")) out = ip;
+  }
+  freeifaddrs(list);
+  return out;
+}
+
+bool PollFor(const std::function<bool()>& f, std::chrono::seconds limit) {
+  auto end = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < end) {
+    if (f()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return f();
+}
+
+std::string CertDerOf(const std::string& pem) {
+  BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
+  X509* x = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr);
+  BIO_free(bio);
+  if (!x) return "";
+  int len = i2d_X509(x, nullptr);
+  std::string der(static_cast<size_t>(len), '\0');
+  unsigned char* p = reinterpret_cast<unsigned char*>(der.data());
+  i2d_X509(x, &p);
+  X509_free(x);
+  return der;
 }
 
 }  // namespace capstan::e2e

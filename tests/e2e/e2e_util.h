@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -76,5 +77,15 @@ RawResult RawHttps(int port, const std::vector<std::string>& pieces, const std::
 std::string RawTcp(int port, const std::string& bytes);
 
 int HttpStatusOf(const std::string& response);
+
+// The first non-loopback IPv4 address of the machine ("" when none): what Endpoints, node and pod
+// addresses may name (kube refuses loopback ones).
+std::string LocalAddress();
+
+// Polls f every 200 ms until it is true or `limit` passed; returns its last answer.
+bool PollFor(const std::function<bool()>& f, std::chrono::seconds limit = std::chrono::seconds(30));
+
+// The DER bytes of the first certificate in a PEM text ("" when none).
+std::string CertDerOf(const std::string& pem);
 
 }  // namespace capstan::e2e

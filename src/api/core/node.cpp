@@ -214,29 +214,46 @@ class NodeStatusStrategy : public registry::Strategy {
   }
 };
 
+// nodes/proxy: kube's node ResourceLocation. The kubelet's port (or none) goes through the kubelet
+// client; another port of the node through the proxy transport.
 class NodeProxyStore : public registry::Connecter {
  public:
-  NodeProxyStore(registry::ResourceInfo info, storage::ObjectStore* store, std::string prefix)
-      : info_(std::move(info)), store_(store), prefix_(std::move(prefix)) {}
+  NodeProxyStore(registry::ResourceInfo info, storage::ObjectStore* store, std::string prefix, registry::KubeletConnection kubelet)
+      : info_(std::move(info)), store_(store), prefix_(std::move(prefix)), kubelet_(std::move(kubelet)) {}
   const registry::ResourceInfo& Info() const override { return info_; }
   std::vector<std::string> ConnectMethods() const override {
     return {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"};
   }
   Task<StatusOr<registry::ConnectResponse>> Connect(const registry::Context&, const std::string& id,
                                                     const registry::ConnectRequest& req) override {
-    auto parts = Split(id, ':');
-    std::string name = parts.size() == 3 ? parts[1] : parts[0];
-    if (name.empty() || parts.size() > 3) co_return am::NewBadRequest("invalid node request " + GoQuote(id));
-    auto addr = co_await KubeletAddress(*store_, prefix_, name);
-    if (!addr.ok()) co_return addr.TakeStatus();
-    co_return am::NewServiceUnavailable("error trying to reach service: https://" + *addr + req.path +
-                                        ": connections to kubelets are not supported by this server");
+    auto split = SplitSchemeNamePort(id);
+    if (!split) co_return am::NewBadRequest("invalid node request " + GoQuote(id));
+    auto kubelet = co_await FindKubelet(*store_, prefix_, kubelet_, split->name);
+    if (!kubelet.ok()) co_return kubelet.TakeStatus();
+    // kube resolves the address and refuses loopback, link-local and multicast ones; Capstan checks
+    // addresses given as IPs (a DNS name is dialed as it resolves).
+    if (registry::IpAddress::Parse(kubelet->host) && !IsGlobalUnicast(kubelet->host)) {
+      co_return am::NewBadRequest("address not allowed");
+    }
+    registry::ConnectLocation loc;
+    if (split->port.empty() || split->port == std::to_string(kubelet->port)) {
+      loc.transport = registry::ConnectTransport::kKubelet;
+      loc.base = kubelet->Base();
+    } else {
+      loc.transport = registry::ConnectTransport::kProxy;
+      loc.base = (split->scheme.empty() ? "http" : split->scheme) + "://" + JoinHostPort(kubelet->host, split->port);
+    }
+    loc.path = req.path;
+    registry::ConnectResponse r;
+    r.location = std::move(loc);
+    co_return r;
   }
 
  private:
   registry::ResourceInfo info_;
   storage::ObjectStore* store_;
   std::string prefix_;
+  registry::KubeletConnection kubelet_;
 };
 
 }  // namespace
@@ -250,7 +267,7 @@ std::vector<registry::RestResource> Nodes(const registry::GroupDeps& deps) {
   proxy.list_kind.clear();
   proxy.short_names.clear();
   proxy.definition = "io.k8s.api.core.v1.NodeProxyOptions";
-  out.push_back({proxy, std::make_shared<NodeProxyStore>(proxy, deps.store, deps.prefix), nullptr, true});
+  out.push_back({proxy, std::make_shared<NodeProxyStore>(proxy, deps.store, deps.prefix, deps.kubelet), nullptr, true});
   return out;
 }
 

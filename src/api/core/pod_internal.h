@@ -3,6 +3,8 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "api/core/core_helpers.h"
@@ -14,9 +16,30 @@ namespace capstan::api::core {
 std::vector<registry::RestResource> PodSubresources(const registry::GroupDeps& deps, std::shared_ptr<CoreStore> pods,
                                                     std::shared_ptr<const registry::Strategy> strategy);
 
-// The node a pod runs on, as kube's kubelet connection lookup finds it: 404 when the node is missing,
-// then the address kube would dial ("host:port"), or kube's error when the node has none.
-Task<StatusOr<std::string>> KubeletAddress(storage::ObjectStore& store, const std::string& prefix,
-                                           const std::string& node_name);
+// A node's kubelet as kube's NodeConnectionInfoGetter finds it: 404 when the node is missing, kube's
+// error when the node has no address of the preferred types.
+struct KubeletEndpoint {
+  std::string host;  // an address of the node, as reported
+  int64_t port = 0;
+  // "https://host:port" ([host] for IPv6).
+  std::string Base() const;
+};
+Task<StatusOr<KubeletEndpoint>> FindKubelet(storage::ObjectStore& store, const std::string& prefix,
+                                            const registry::KubeletConnection& conn, const std::string& node_name);
+
+// "host:port", with brackets for an IPv6 host (Go's net.JoinHostPort).
+std::string JoinHostPort(const std::string& host, const std::string& port);
+
+// "name", "name:port" or "scheme:name:port" (scheme http, https or empty; name not empty), as Go's
+// SplitSchemeNamePort; nullopt when invalid.
+struct SchemeNamePort {
+  std::string scheme;
+  std::string name;
+  std::string port;
+};
+std::optional<SchemeNamePort> SplitSchemeNamePort(const std::string& id);
+
+// Whether an address is one kube lets a proxy reach (Go's IP.IsGlobalUnicast).
+bool IsGlobalUnicast(const std::string& ip);
 
 }  // namespace capstan::api::core

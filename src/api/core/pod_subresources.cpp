@@ -1,10 +1,11 @@
 // api/core/pod_subresources.cpp: pods/binding (assign a node, PodScheduled=True), pods/eviction (delete
 // unless a PodDisruptionBudget forbids it), pods/ephemeralcontainers (add ephemeral containers), and
-// the streaming subresources pods/log, exec, attach, portforward and proxy. Capstan runs no kubelets:
-// those answer as kube-apiserver does when no node can serve them (log: 204 for a pod without a node;
-// exec/attach/portforward: 400 "pod x does not have a host assigned"; proxy: 400 "address not
-// allowed" without a pod IP; a scheduled pod's missing node: 404), and with an error where kube would
-// dial the kubelet.
+// the streaming subresources pods/log, exec, attach, portforward and proxy. pods/log names the node's
+// kubelet (kube's LogLocation: 204 for a pod without a node) and pods/proxy the pod's address (400
+// "address not allowed" without a global unicast pod IP); the endpoints layer streams or proxies
+// from there (endpoints/connect_proxy.h). exec, attach and portforward need an upgraded, streamed
+// connection to the kubelet, which Capstan does not make yet: they validate as kube does (400 "pod x
+// does not have a host assigned"; a scheduled pod's missing node: 404) and then answer a 500.
 #include <algorithm>
 #include <charconv>
 
@@ -24,39 +25,68 @@ namespace capstan::api::core {
 
 namespace am = capstan::apimachinery;
 
-Task<StatusOr<std::string>> KubeletAddress(storage::ObjectStore& store, const std::string& prefix,
-                                           const std::string& node_name) {
+std::string JoinHostPort(const std::string& host, const std::string& port) {
+  return (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + port;
+}
+
+std::string KubeletEndpoint::Base() const { return "https://" + JoinHostPort(host, std::to_string(port)); }
+
+std::optional<SchemeNamePort> SplitSchemeNamePort(const std::string& id) {
+  auto parts = Split(id, ':');
+  SchemeNamePort out;
+  switch (parts.size()) {
+    case 1: out.name = parts[0]; break;
+    case 2: out.name = parts[0]; out.port = parts[1]; break;
+    case 3: out.scheme = parts[0]; out.name = parts[1]; out.port = parts[2]; break;
+    default: return std::nullopt;
+  }
+  if (out.name.empty() || (out.scheme != "" && out.scheme != "http" && out.scheme != "https")) return std::nullopt;
+  return out;
+}
+
+bool IsGlobalUnicast(const std::string& ip) {
+  auto addr = registry::IpAddress::Parse(ip);
+  if (!addr || addr->IsLoopback() || addr->IsUnspecified()) return false;
+  if (!addr->v6) return !(addr->bytes[0] >= 224 || (addr->bytes[0] == 169 && addr->bytes[1] == 254)) &&
+                        !(addr->bytes[0] == 255 && addr->bytes[1] == 255 && addr->bytes[2] == 255 && addr->bytes[3] == 255);
+  return !(addr->bytes[0] == 0xff || (addr->bytes[0] == 0xfe && (addr->bytes[1] & 0xc0) == 0x80));
+}
+
+Task<StatusOr<KubeletEndpoint>> FindKubelet(storage::ObjectStore& store, const std::string& prefix,
+                                            const registry::KubeletConnection& conn, const std::string& node_name) {
   auto node = co_await store.Get(prefix + "/minions/" + node_name, {});
   if (!node.ok()) {
     if (node.status().IsStorage(StorageCode::kKeyNotFound)) co_return am::NewNotFound({"", "nodes"}, node_name);
     co_return node.TakeStatus();
   }
   const auto* addrs = PathAt(*node, {"status", "addresses"});
-  std::string known = "[";
-  std::string chosen;
-  for (const char* type : {"Hostname", "InternalDNS", "InternalIP", "ExternalDNS", "ExternalIP"}) {
-    if (!addrs || !addrs->is_array() || !chosen.empty()) break;
-    for (const auto& a : addrs->get_array()) {
+  const json::array kNone;
+  const json::array& list = addrs && addrs->is_array() ? addrs->get_array() : kNone;
+  KubeletEndpoint out;
+  for (const auto& type : conn.preferred_address_types) {
+    for (const auto& a : list) {
       if (a.is_object() && StrOf(a.get_object().if_contains("type")) == type) {
-        chosen = StrOf(a.get_object().if_contains("address"));
+        out.host = StrOf(a.get_object().if_contains("address"));
         break;
       }
     }
+    if (!out.host.empty()) break;
   }
-  if (addrs && addrs->is_array()) {
-    for (size_t i = 0; i < addrs->get_array().size(); ++i) {
-      const auto& a = addrs->get_array()[i];
-      if (!a.is_object()) continue;
+  if (out.host.empty()) {
+    // Go's %v of the node's addresses, as kube's NoMatchError prints them.
+    std::string known = "[";
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (!list[i].is_object()) continue;
       if (i) known += " ";
-      known += "{" + StrOf(a.get_object().if_contains("type")) + " " + StrOf(a.get_object().if_contains("address")) + "}";
+      known += "{" + StrOf(list[i].get_object().if_contains("type")) + " " + StrOf(list[i].get_object().if_contains("address")) + "}";
     }
+    known += "]";
+    // Not an API error in kube: a 500 without a reason.
+    co_return Status(500, "", "no preferred addresses found; known addresses: " + known);
   }
-  known += "]";
-  if (chosen.empty()) co_return am::NewInternalError("no preferred addresses found; known addresses: " + known);
-  int64_t port = IntOf(PathAt(*node, {"status", "daemonEndpoints", "kubeletEndpoint", "Port"}), 0);
-  if (port <= 0) port = 10250;
-  if (chosen.find(':') != std::string::npos) chosen = "[" + chosen + "]";
-  co_return chosen + ":" + std::to_string(port);
+  out.port = IntOf(PathAt(*node, {"status", "daemonEndpoints", "kubeletEndpoint", "Port"}), 0);
+  if (out.port <= 0) out.port = conn.port;
+  co_return out;
 }
 
 namespace {
@@ -312,6 +342,12 @@ StatusOr<std::optional<int64_t>> QueryInt(const registry::ConnectRequest& r, std
   return std::optional<int64_t>(n);
 }
 
+// A boolean query parameter as kube's parameter codec reads it: absent, "0" or "false" is false.
+bool QueryBool(const registry::ConnectRequest& r, std::string_view key) {
+  auto v = QueryValue(r, key);
+  return v && *v != "0" && !EqualsIgnoreCase(*v, "false");
+}
+
 // kube's validateContainer: the named container (any kind), or the only one.
 StatusOr<std::string> ContainerFor(const Object& pod, const std::string& requested) {
   const json::object& spec = SpecOf(pod);
@@ -338,8 +374,9 @@ StatusOr<std::string> ContainerFor(const Object& pod, const std::string& request
 
 class PodStreamStore : public registry::Connecter {
  public:
-  PodStreamStore(registry::ResourceInfo info, std::shared_ptr<CoreStore> pods, StreamKind kind, std::string prefix)
-      : info_(std::move(info)), pods_(std::move(pods)), kind_(kind), prefix_(std::move(prefix)) {}
+  PodStreamStore(registry::ResourceInfo info, std::shared_ptr<CoreStore> pods, StreamKind kind, std::string prefix,
+                 registry::KubeletConnection kubelet)
+      : info_(std::move(info)), pods_(std::move(pods)), kind_(kind), prefix_(std::move(prefix)), kubelet_(std::move(kubelet)) {}
   const registry::ResourceInfo& Info() const override { return info_; }
 
   std::vector<std::string> ConnectMethods() const override {
@@ -353,13 +390,13 @@ class PodStreamStore : public registry::Connecter {
   Task<StatusOr<registry::ConnectResponse>> Connect(const registry::Context& ctx, const std::string& id,
                                                     const registry::ConnectRequest& req) override {
     std::string name = id;
+    std::string id_scheme, id_port;
     if (kind_ == StreamKind::kProxy) {
-      // "name", "name:port" or "scheme:name:port".
-      auto parts = Split(id, ':');
-      bool valid = !parts.empty() && parts.size() <= 3;
-      if (parts.size() == 3 && parts[0] != "http" && parts[0] != "https" && !parts[0].empty()) valid = false;
-      if (valid) name = parts.size() == 3 ? parts[1] : parts[0];
-      if (!valid || name.empty()) co_return am::NewBadRequest("invalid pod request " + GoQuote(id));
+      auto split = SplitSchemeNamePort(id);
+      if (!split) co_return am::NewBadRequest("invalid pod request " + GoQuote(id));
+      id_scheme = split->scheme;
+      name = split->name;
+      id_port = split->port;
     }
     auto pod = co_await pods_->Get(ctx, name, {});
     if (!pod.ok()) co_return pod.TakeStatus();
@@ -375,6 +412,16 @@ class PodStreamStore : public registry::Connecter {
         if (!limit.ok()) co_return limit.TakeStatus();
         auto since = QueryInt(req, "sinceSeconds");
         if (!since.ok()) co_return since.TakeStatus();
+        auto follow = QueryBool(req, "follow");
+        auto previous = QueryBool(req, "previous");
+        auto timestamps = QueryBool(req, "timestamps");
+        auto skip_verify = QueryBool(req, "insecureSkipTLSVerifyBackend");
+        std::optional<am::Timestamp> since_time;
+        if (auto v = QueryValue(req, "sinceTime")) {
+          auto t = am::ParseRfc3339(*v);
+          if (!t.ok()) co_return am::NewBadRequest(t.status().message());
+          since_time = *t;
+        }
         if (*tail && **tail < 0) errs.push_back(InvalidError(FieldPath("tailLines"), **tail, "must be greater than or equal to 0"));
         if (*limit && **limit < 1) errs.push_back(InvalidError(FieldPath("limitBytes"), **limit, "must be greater than 0"));
         if (*since && QueryValue(req, "sinceTime")) {
@@ -386,8 +433,26 @@ class PodStreamStore : public registry::Connecter {
         if (!container.ok()) co_return container.TakeStatus();
         // No node: kube streams nothing (204 No Content).
         if (node.empty()) co_return registry::ConnectResponse{204, "", ""};
-        path = "/containerLogs/" + ctx.namespace_ + "/" + name + "/" + *container;
-        break;
+        auto kubelet = co_await FindKubelet(*pods_->config().storage, prefix_, kubelet_, node);
+        if (!kubelet.ok()) co_return kubelet.TakeStatus();
+        registry::ConnectLocation loc;
+        loc.mode = registry::ConnectLocation::Mode::kStream;
+        loc.transport = skip_verify ? registry::ConnectTransport::kKubeletInsecure : registry::ConnectTransport::kKubelet;
+        loc.base = kubelet->Base();
+        loc.path = "/containerLogs/" + ctx.namespace_ + "/" + name + "/" + *container;
+        if (follow) loc.query.emplace_back("follow", "true");
+        if (previous) loc.query.emplace_back("previous", "true");
+        if (timestamps) loc.query.emplace_back("timestamps", "true");
+        if (*since) loc.query.emplace_back("sinceSeconds", std::to_string(**since));
+        if (since_time) loc.query.emplace_back("sinceTime", am::FormatRfc3339(*since_time));
+        if (*tail) loc.query.emplace_back("tailLines", std::to_string(**tail));
+        if (*limit) loc.query.emplace_back("limitBytes", std::to_string(**limit));
+        loc.content_type = "text/plain";
+        loc.resource = {"", "pods/log"};
+        loc.name = name;
+        registry::ConnectResponse r;
+        r.location = std::move(loc);
+        co_return r;
       }
       case StreamKind::kExec:
       case StreamKind::kAttach: {
@@ -402,23 +467,40 @@ class PodStreamStore : public registry::Connecter {
         path = "/portForward/" + ctx.namespace_ + "/" + name;
         break;
       case StreamKind::kProxy: {
+        // kube's pod ResourceLocation: the first container port when none is named.
+        std::string port = id_port;
+        if (port.empty()) {
+          if (const auto* cs = SpecOf(*pod).if_contains("containers"); cs && cs->is_array()) {
+            for (const auto& c : cs->get_array()) {
+              const auto* ports = c.is_object() ? c.get_object().if_contains("ports") : nullptr;
+              if (ports && ports->is_array() && !ports->get_array().empty() && ports->get_array()[0].is_object()) {
+                port = std::to_string(IntOf(ports->get_array()[0].get_object().if_contains("containerPort")));
+                break;
+              }
+            }
+          }
+        }
         std::string ip;
         if (const auto* ips = PathAt(*pod, {"status", "podIPs"}); ips && ips->is_array() && !ips->get_array().empty() &&
                                                                    ips->get_array()[0].is_object()) {
           ip = StrOf(ips->get_array()[0].get_object().if_contains("ip"));
         }
-        auto addr = registry::IpAddress::Parse(ip);
-        bool global_unicast = addr && !addr->IsLoopback() && !addr->IsUnspecified() &&
-                              !(!addr->v6 && (addr->bytes[0] >= 224 || (addr->bytes[0] == 169 && addr->bytes[1] == 254))) &&
-                              !(addr->v6 && (addr->bytes[0] == 0xff || (addr->bytes[0] == 0xfe && (addr->bytes[1] & 0xc0) == 0x80)));
-        if (!global_unicast) co_return am::NewBadRequest("address not allowed");
-        co_return am::NewServiceUnavailable("error trying to reach service: proxying to pods is not supported by this server");
+        if (ip.empty()) ip = StrOf(PathAt(*pod, {"status", "podIP"}));
+        if (!IsGlobalUnicast(ip)) co_return am::NewBadRequest("address not allowed");
+        registry::ConnectLocation loc;
+        loc.transport = registry::ConnectTransport::kProxy;
+        std::string host = port.empty() ? (ip.find(':') != std::string::npos ? "[" + ip + "]" : ip) : JoinHostPort(ip, port);
+        loc.base = (id_scheme.empty() ? "http" : id_scheme) + "://" + host;
+        loc.path = req.path;
+        registry::ConnectResponse r;
+        r.location = std::move(loc);
+        co_return r;
       }
     }
-    auto addr = co_await KubeletAddress(*pods_->config().storage, prefix_, node);
-    if (!addr.ok()) co_return addr.TakeStatus();
-    co_return am::NewInternalError("error dialing backend: https://" + *addr + path +
-                                   ": connections to kubelets are not supported by this server");
+    auto kubelet = co_await FindKubelet(*pods_->config().storage, prefix_, kubelet_, node);
+    if (!kubelet.ok()) co_return kubelet.TakeStatus();
+    co_return am::NewInternalError("error dialing backend: " + kubelet->Base() + path +
+                                   ": streaming connections to kubelets (exec, attach, port-forward) are not supported by this server");
   }
 
  private:
@@ -426,6 +508,7 @@ class PodStreamStore : public registry::Connecter {
   std::shared_ptr<CoreStore> pods_;
   StreamKind kind_;
   std::string prefix_;
+  registry::KubeletConnection kubelet_;
 };
 
 }  // namespace
@@ -461,7 +544,7 @@ std::vector<registry::RestResource> PodSubresources(const registry::GroupDeps& d
                           Stream{"proxy", "PodProxyOptions", StreamKind::kProxy}}) {
     std::string def = std::string("io.k8s.api.core.v1.") + s.kind;
     auto info = SubInfo(pi, s.sub, s.kind, def.c_str());
-    out.push_back({info, std::make_shared<PodStreamStore>(info, pods, s.k, deps.prefix), nullptr, true});
+    out.push_back({info, std::make_shared<PodStreamStore>(info, pods, s.k, deps.prefix, deps.kubelet), nullptr, true});
   }
   return out;
 }

@@ -2,6 +2,8 @@
 // allocation around every write (service_alloc.h: allocated before the object is validated and
 // stored, released when the write fails or the service is deleted), the service printer
 // (NAME TYPE CLUSTER-IP EXTERNAL-IP PORT(S) AGE SELECTOR), status and proxy subresources.
+#include <algorithm>
+#include <random>
 #include <set>
 
 #include "api/core/core.h"
@@ -210,23 +212,23 @@ class ServiceStore : public CoreStore {
   std::shared_ptr<ServiceAllocator> alloc_;
 };
 
-// services/proxy: kube picks an endpoint address of the named port; Capstan has nowhere to send it.
+// services/proxy: kube's service ResourceLocation: an address, at random, of an Endpoints subset
+// that has the named port and whose target is a pod of the namespace holding that IP; dialed
+// through the proxy transport.
 class ServiceProxyStore : public registry::Connecter {
  public:
-  ServiceProxyStore(registry::ResourceInfo info, std::shared_ptr<CoreStore> services, std::string endpoints_root)
-      : info_(std::move(info)), services_(std::move(services)), endpoints_root_(std::move(endpoints_root)) {}
+  ServiceProxyStore(registry::ResourceInfo info, std::shared_ptr<CoreStore> services, std::string prefix)
+      : info_(std::move(info)), services_(std::move(services)), prefix_(std::move(prefix)) {}
   const registry::ResourceInfo& Info() const override { return info_; }
   std::vector<std::string> ConnectMethods() const override {
     return {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"};
   }
   Task<StatusOr<registry::ConnectResponse>> Connect(const registry::Context& ctx, const std::string& id,
-                                                    const registry::ConnectRequest&) override {
-    auto parts = Split(id, ':');
-    bool valid = !parts.empty() && parts.size() <= 3;
-    if (parts.size() == 3 && parts[0] != "http" && parts[0] != "https" && !parts[0].empty()) valid = false;
-    std::string name = parts.size() == 3 ? parts[1] : (parts.empty() ? "" : parts[0]);
-    std::string port = parts.size() == 3 ? parts[2] : (parts.size() == 2 ? parts[1] : "");
-    if (!valid || name.empty()) co_return am::NewBadRequest("invalid service request " + GoQuote(id));
+                                                    const registry::ConnectRequest& req) override {
+    auto split = SplitSchemeNamePort(id);
+    if (!split) co_return am::NewBadRequest("invalid service request " + GoQuote(id));
+    const std::string& name = split->name;
+    std::string port = split->port;
     if (!port.empty() && std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; })) {
       auto svc = co_await services_->Get(ctx, name, {});
       if (!svc.ok()) co_return svc.TakeStatus();
@@ -240,9 +242,10 @@ class ServiceProxyStore : public registry::Connecter {
           }
         }
       }
-      if (!found) co_return am::NewServiceUnavailable("no service port " + port + " found for service " + GoQuote(name));
+      if (!found) co_return am::NewServiceUnavailable("no service port " + split->port + " found for service " + GoQuote(name));
     }
-    auto eps = co_await services_->config().storage->Get(endpoints_root_ + "/" + ctx.namespace_ + "/" + name, {});
+    storage::ObjectStore& store = *services_->config().storage;
+    auto eps = co_await store.Get(prefix_ + "/services/endpoints/" + ctx.namespace_ + "/" + name, {});
     if (!eps.ok()) {
       if (eps.status().IsStorage(StorageCode::kKeyNotFound)) co_return am::NewNotFound({"", "endpoints"}, name);
       co_return eps.TakeStatus();
@@ -251,13 +254,31 @@ class ServiceProxyStore : public registry::Connecter {
     if (!subsets || !subsets->is_array() || subsets->get_array().empty()) {
       co_return am::NewServiceUnavailable("no endpoints available for service " + GoQuote(name));
     }
-    for (const auto& ss : subsets->get_array()) {
-      if (!ss.is_object() || CountAt(ss.get_object(), "addresses") == 0) continue;
-      if (const auto* ps = ss.get_object().if_contains("ports"); ps && ps->is_array()) {
-        for (const auto& p : ps->get_array()) {
-          if (p.is_object() && StrOf(p.get_object().if_contains("name")) == port) {
-            co_return am::NewServiceUnavailable("error trying to reach service: proxying to services is not supported by this server");
-          }
+    const auto& list = subsets->get_array();
+    thread_local std::minstd_rand rng{std::random_device{}()};
+    size_t ss_seed = rng() % list.size();
+    for (size_t si = 0; si < list.size(); ++si) {
+      const auto& ss = list[(ss_seed + si) % list.size()];
+      const auto* addrs = ss.is_object() ? ss.get_object().if_contains("addresses") : nullptr;
+      const auto* ports = ss.is_object() ? ss.get_object().if_contains("ports") : nullptr;
+      if (!addrs || !addrs->is_array() || addrs->get_array().empty() || !ports || !ports->is_array()) continue;
+      for (const auto& p : ports->get_array()) {
+        if (!p.is_object() || StrOf(p.get_object().if_contains("name")) != port) continue;
+        const auto& as = addrs->get_array();
+        size_t seed = rng() % as.size();
+        for (size_t t = 0; t < as.size(); ++t) {
+          const auto& addr = as[(seed + t) % as.size()];
+          if (!addr.is_object()) continue;
+          std::string ip = StrOf(addr.get_object().if_contains("ip"));
+          if (!co_await IsPodAddress(ctx, addr.get_object(), ip)) continue;
+          registry::ConnectLocation loc;
+          loc.transport = registry::ConnectTransport::kProxy;
+          loc.base = (split->scheme.empty() ? "http" : split->scheme) + "://" +
+                     JoinHostPort(ip, std::to_string(IntOf(p.get_object().if_contains("port"))));
+          loc.path = req.path;
+          registry::ConnectResponse r;
+          r.location = std::move(loc);
+          co_return r;
         }
       }
     }
@@ -265,9 +286,25 @@ class ServiceProxyStore : public registry::Connecter {
   }
 
  private:
+  // kube's isValidAddress: only addresses that are pods of this namespace holding the IP.
+  Task<bool> IsPodAddress(const registry::Context& ctx, const json::object& addr, const std::string& ip) {
+    const auto* ref = addr.if_contains("targetRef");
+    if (!ref || !ref->is_object()) co_return false;
+    if (StrOf(ref->get_object().if_contains("namespace")) != ctx.namespace_) co_return false;
+    std::string pod_name = StrOf(ref->get_object().if_contains("name"));
+    auto pod = co_await services_->config().storage->Get(prefix_ + "/pods/" + ctx.namespace_ + "/" + pod_name, {});
+    if (!pod.ok()) co_return false;
+    if (const auto* ips = PathAt(*pod, {"status", "podIPs"}); ips && ips->is_array()) {
+      for (const auto& i : ips->get_array()) {
+        if (i.is_object() && StrOf(i.get_object().if_contains("ip")) == ip) co_return true;
+      }
+    }
+    co_return false;
+  }
+
   registry::ResourceInfo info_;
   std::shared_ptr<CoreStore> services_;
-  std::string endpoints_root_;
+  std::string prefix_;
 };
 
 }  // namespace
@@ -299,7 +336,7 @@ std::vector<registry::RestResource> Services(const registry::GroupDeps& deps, co
   proxy.short_names.clear();
   proxy.categories.clear();
   proxy.definition = "io.k8s.api.core.v1.ServiceProxyOptions";
-  out.push_back({proxy, std::make_shared<ServiceProxyStore>(proxy, store, deps.prefix + "/services/endpoints"), nullptr, true});
+  out.push_back({proxy, std::make_shared<ServiceProxyStore>(proxy, store, deps.prefix), nullptr, true});
   return out;
 }
 

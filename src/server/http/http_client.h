@@ -41,6 +41,9 @@ struct ClientRequest {
   Headers headers;  // Host, Content-Length and Connection are set by the client
   std::string body;
   std::chrono::milliseconds timeout{30000};  // the whole exchange, from connect to the last byte
+  // Non-zero and shorter than timeout: the response's head must have arrived by then (resolve,
+  // connect, TLS handshake, the server's answer); a stream may then go on until timeout.
+  std::chrono::milliseconds head_timeout{0};
   size_t max_response_bytes = 10 * 1024 * 1024;
 };
 

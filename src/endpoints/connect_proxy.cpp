@@ -1,0 +1,248 @@
+#include "endpoints/connect_proxy.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "apimachinery/errors.h"
+#include "server/http/upstream.h"
+#include "util/log.h"
+#include "util/strings.h"
+
+namespace capstan::endpoints {
+
+namespace am = capstan::apimachinery;
+
+namespace {
+
+using registry::ConnectLocation;
+using registry::ConnectTransport;
+
+// kube reads at most this much of an upstream error body (GenericHttpResponseChecker).
+constexpr size_t kMaxErrorBody = 50000;
+// Streams and proxied exchanges are long-running: bounded only by the client going away.
+constexpr std::chrono::hours kStreamLimit{24};
+
+// Go's path.Clean.
+std::string CleanPath(std::string_view p) {
+  if (p.empty()) return ".";
+  bool rooted = p.front() == '/';
+  std::vector<std::string> out;
+  for (const auto& seg : Split(p, '/')) {
+    if (seg.empty() || seg == ".") continue;
+    if (seg == "..") {
+      if (!out.empty() && out.back() != "..") {
+        out.pop_back();
+      } else if (!rooted) {
+        out.push_back("..");
+      }
+      continue;
+    }
+    out.push_back(seg);
+  }
+  std::string joined = Join(out, "/");
+  if (rooted) return "/" + joined;
+  return joined.empty() ? "." : joined;
+}
+
+// Go's path.Join of two elements.
+std::string JoinPath(std::string_view a, std::string_view b) {
+  if (a.empty() && b.empty()) return "";
+  if (a.empty()) return CleanPath(b);
+  if (b.empty()) return CleanPath(a);
+  return CleanPath(std::string(a) + "/" + std::string(b));
+}
+
+// The message of a client transport error without the client's `Get "url": ` prefix: what a Go
+// RoundTripper (rather than http.Client) reports.
+std::string RoundTripError(const Status& st) {
+  const std::string& m = st.message();
+  size_t q = m.find(" \"");
+  if (q != std::string::npos && q < 8) {
+    size_t end = m.find("\": ", q + 2);
+    if (end != std::string::npos) return m.substr(end + 3);
+  }
+  return m;
+}
+
+bool IsCorsHeader(std::string_view name) {
+  return EqualsIgnoreCase(name, "Access-Control-Allow-Credentials") || EqualsIgnoreCase(name, "Access-Control-Allow-Headers") ||
+         EqualsIgnoreCase(name, "Access-Control-Allow-Methods") || EqualsIgnoreCase(name, "Access-Control-Allow-Origin");
+}
+
+std::string EncodeQuery(std::vector<std::pair<std::string, std::string>> query) {
+  std::stable_sort(query.begin(), query.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::string out;
+  for (const auto& [k, v] : query) {
+    if (!out.empty()) out += "&";
+    out += PercentEncode(k) + "=" + PercentEncode(v);
+  }
+  return out;
+}
+
+// kube's LocationStreamer (pods/log) as the endpoints' StreamObject writes it.
+Task<void> Stream(Scope& s, const ConnectLocation& loc, http::StreamingHttpClient& client, std::chrono::milliseconds head) {
+  http::ClientRequest req;
+  req.method = "GET";
+  req.url = loc.base + EscapeUrlPath(loc.path);
+  if (std::string q = EncodeQuery(loc.query); !q.empty()) req.url += "?" + q;
+  req.timeout = kStreamLimit;
+  req.head_timeout = head;
+  req.max_response_bytes = std::numeric_limits<size_t>::max() / 2;
+  auto up = co_await http::UpstreamStream::Open(client, req);
+  if (!up.ok()) {
+    // Not an API status in kube: a 500 with the transport's text and no reason.
+    co_await s.WriteStatus(Status(500, "", up.status().message()));
+    co_return;
+  }
+  int code = (*up)->head().status;
+  if (code >= 300 && code < 400 && code != 304 && code != 305 && code != 306 && (*up)->head().headers.Has("Location")) {
+    std::string target((*up)->head().headers.Get("Location"));
+    if (target.starts_with("/")) target = loc.base + target;
+    co_await s.WriteStatus(Status(500, "", "Get " + GoQuote(target) + ": redirects forbidden"));
+    co_return;
+  }
+  if (code < 200 || code > 206) {
+    std::string body = co_await (*up)->ReadUpTo(kMaxErrorBody);
+    if (code == 500) {
+      co_await s.WriteStatus(am::NewInternalError(body));
+    } else if (code == 400) {
+      co_await s.WriteStatus(am::NewBadRequest(body));
+    } else {
+      co_await s.WriteStatus(am::NewGenericServerResponse(code, loc.resource, loc.name, body));
+    }
+    co_return;
+  }
+  http::Headers headers;
+  headers.Set("Content-Type", loc.content_type);
+  Status end = co_await http::RelayBody(s.http(), **up, 200, std::move(headers));
+  if (!end.ok()) LogInfo("stream from the kubelet ended", {{"url", req.url}, {"error", end.message()}});
+}
+
+// kube's UpgradeAwareHandler for a request that is not an upgrade.
+Task<void> Proxy(Scope& s, const ConnectLocation& loc, http::StreamingHttpClient& client, std::chrono::milliseconds head) {
+  const http::HttpRequest& in = s.http().request;
+  std::string path = loc.path;
+  if (!path.ends_with("/") && in.path.ends_with("/")) path += "/";
+  if (path.empty() && (in.method == "GET" || in.method == "HEAD")) {
+    http::HttpResponse redirect;
+    redirect.status = 301;
+    redirect.headers.Set("Location", in.path + "/" + (in.raw_query.empty() ? "" : "?" + in.raw_query));
+    co_await s.http().writer->Respond(std::move(redirect));
+    co_return;
+  }
+  // The part of the request's path before the proxied path: where the backend's paths live for the client.
+  std::string suffix = path;
+  if (in.path.ends_with("/") && !suffix.ends_with("/")) suffix += "/";
+  std::string prepend = in.path.ends_with(suffix) ? in.path.substr(0, in.path.size() - suffix.size()) : in.path;
+  std::string escaped = EscapeUrlPath(path);
+
+  http::ClientRequest req;
+  req.method = in.method;
+  req.url = loc.base + escaped + (in.raw_query.empty() ? "" : "?" + in.raw_query);
+  for (const auto& f : in.headers.fields()) {
+    if (!http::IsHopByHop(f.name)) req.headers.Add(f.name, f.value);
+  }
+  if (std::string xff = http::ForwardedFor(in.headers.Get("X-Forwarded-For"), in.remote_addr); !xff.empty()) {
+    req.headers.Set("X-Forwarded-For", xff);
+  }
+  std::string forwarded_uri = JoinPath(prepend, escaped);
+  if (path.ends_with("/")) forwarded_uri += "/";
+  req.headers.Set("X-Forwarded-Uri", forwarded_uri);
+  req.body = in.body;
+  req.timeout = kStreamLimit;
+  req.head_timeout = head;
+  req.max_response_bytes = std::numeric_limits<size_t>::max() / 2;
+  auto up = co_await http::UpstreamStream::Open(client, std::move(req));
+  if (!up.ok()) {
+    co_await s.WriteStatus(am::NewServiceUnavailable("error trying to reach service: " + RoundTripError(up.status())));
+    co_return;
+  }
+  const auto backend = http::ParseHttpUrl(loc.base + "/");
+  http::Headers headers;
+  for (const auto& f : (*up)->head().headers.fields()) {
+    if (http::IsHopByHop(f.name) || IsCorsHeader(f.name)) continue;
+    if (EqualsIgnoreCase(f.name, "Location") && backend) {
+      headers.Add(f.name, RewriteProxyRedirect(f.value, backend->HostHeader(), in.headers.Get("Host"), prepend));
+      continue;
+    }
+    headers.Add(f.name, f.value);
+  }
+  Status end = co_await http::RelayBody(s.http(), **up, (*up)->head().status, std::move(headers));
+  if (!end.ok()) LogInfo("proxied response ended", {{"url", loc.base + escaped}, {"error", end.message()}});
+}
+
+}  // namespace
+
+StatusOr<http::StreamingHttpClient*> ConnectClients::Client(ConnectTransport t) {
+  std::lock_guard lock(mu_);
+  auto it = clients_.find(t);
+  if (it == clients_.end()) {
+    http::ClientTlsConfig tls;
+    if (t != ConnectTransport::kProxy) {
+      tls = config_.kubelet;
+      // kube verifies the kubelet's certificate only against a configured CA.
+      if (tls.ca_pem.empty() || t == ConnectTransport::kKubeletInsecure) {
+        tls.ca_pem.clear();
+        tls.insecure_skip_verify = true;
+      }
+    } else {
+      tls.insecure_skip_verify = true;
+    }
+    auto c = factory_.NewClient(tls);
+    if (!c.ok()) return c.status();
+    it = clients_.emplace(t, std::move(*c)).first;
+  }
+  auto* streaming = dynamic_cast<http::StreamingHttpClient*>(it->second.get());
+  if (!streaming) return Status(500, "InternalError", "the HTTP client cannot stream");
+  return streaming;
+}
+
+std::chrono::milliseconds ConnectClients::HeadTimeout(ConnectTransport t) const {
+  return t == ConnectTransport::kProxy ? config_.proxy_timeout : config_.kubelet_timeout;
+}
+
+std::string RewriteProxyRedirect(std::string_view location, std::string_view backend_host, std::string_view request_host,
+                                 const std::string& path_prepend) {
+  // Split scheme://host from the rest.
+  std::string_view rest = location;
+  std::string_view scheme_host;
+  std::string_view host;
+  if (size_t p = location.find("://"); p != std::string_view::npos && location.find('/') > p) {
+    size_t end = location.find_first_of("/?#", p + 3);
+    host = location.substr(p + 3, end == std::string_view::npos ? std::string_view::npos : end - p - 3);
+    scheme_host = location.substr(0, end == std::string_view::npos ? location.size() : end);
+    rest = end == std::string_view::npos ? std::string_view() : location.substr(end);
+  }
+  bool different_host = !host.empty() && host != backend_host && host != request_host;
+  bool relative = !rest.starts_with("/");
+  if (different_host || relative) return std::string(location);
+  size_t qpos = rest.find_first_of("?#");
+  std::string_view p = rest.substr(0, qpos);
+  std::string_view tail = qpos == std::string_view::npos ? std::string_view() : rest.substr(qpos);
+  // The proxy's own scheme and host are unknown to a server, so kube drops them (a Location naming
+  // the request's host keeps them).
+  std::string head = !host.empty() && host == request_host ? std::string(scheme_host) : std::string();
+  if (p.starts_with(path_prepend)) return head + std::string(p) + std::string(tail);
+  std::string joined = JoinPath(path_prepend, p);
+  if (p.ends_with("/") && !joined.ends_with("/")) joined += "/";
+  return head + joined + std::string(tail);
+}
+
+Task<void> ServeConnectLocation(Scope& s, const ConnectLocation& loc, ConnectClients* clients) {
+  if (!clients) {
+    co_await s.WriteStatus(am::NewServiceUnavailable("no connection to kubelets or pods is configured"));
+    co_return;
+  }
+  auto client = clients->Client(loc.transport);
+  if (!client.ok()) {
+    co_await s.WriteStatus(client.status());
+    co_return;
+  }
+  if (loc.mode == ConnectLocation::Mode::kStream) {
+    co_await Stream(s, loc, **client, clients->HeadTimeout(loc.transport));
+  } else {
+    co_await Proxy(s, loc, **client, clients->HeadTimeout(loc.transport));
+  }
+}
+
+}  // namespace capstan::endpoints

@@ -1,0 +1,63 @@
+// endpoints/connect_proxy.h: answers a Connecter's request from the server its ConnectLocation names
+// (a kubelet for pods/log and nodes/proxy, a pod or a service endpoint for pods/proxy and
+// services/proxy), as kube's LocationStreamer and UpgradeAwareHandler do:
+//
+// - kStream (pods/log): GET the location; a 2xx body streams to the client as a 200 with the
+//   location's Content-Type; an upstream error status becomes an API Status (kube's
+//   GenericHttpResponseChecker: 500 and 400 keep the upstream's text, others kube's generic texts
+//   naming the resource); a redirect is refused; a transport error is a 500 with Go's error text.
+// - kProxy (*/proxy): the client's method, headers (hop-by-hop ones dropped; X-Forwarded-For and
+//   X-Forwarded-Uri added), query and body go to the location's path; the response (hop-by-hop and
+//   CORS headers dropped, a same-host Location rewritten under the proxy path) streams back as it
+//   arrives; GET or HEAD with an empty proxy path is kube's 301 to the path with a slash; a
+//   transport error is kube's 503 "error trying to reach service: ...". Upgrade requests (exec,
+//   attach, port-forward, WebSockets) are not proxied: the storage answers them with a Status.
+//
+// ConnectClients holds the HTTP clients of the three transports, made on first use from the
+// kubelet client configuration (--kubelet-client-certificate/-key; --kubelet-certificate-authority,
+// none: the kubelet's certificate is not verified, as kube does). Thread-safe.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "endpoints/scope.h"
+#include "registry/rest.h"
+#include "server/http/http_stream.h"
+
+namespace capstan::endpoints {
+
+struct ConnectClientsConfig {
+  http::ClientTlsConfig kubelet;  // CA (empty: not verified), client certificate and key
+  // --kubelet-timeout: dial, TLS handshake and the kubelet's response head must fit in it.
+  std::chrono::milliseconds kubelet_timeout{5000};
+  // Pods and services (kube's proxy transport: 30 s to dial, 10 s for the TLS handshake).
+  std::chrono::milliseconds proxy_timeout{40000};
+};
+
+class ConnectClients {
+ public:
+  ConnectClients(http::HttpClientFactory& factory, ConnectClientsConfig config)
+      : factory_(factory), config_(std::move(config)) {}
+  // The client for a transport; an unusable TLS configuration is an error Status.
+  StatusOr<http::StreamingHttpClient*> Client(registry::ConnectTransport t);
+  std::chrono::milliseconds HeadTimeout(registry::ConnectTransport t) const;
+
+ private:
+  http::HttpClientFactory& factory_;
+  const ConnectClientsConfig config_;
+  std::mutex mu_;
+  std::map<registry::ConnectTransport, std::unique_ptr<http::HttpClient>> clients_;  // GUARDED_BY(mu_)
+};
+
+// Answers the request from `loc` (see above); clients null: a 503 Status.
+Task<void> ServeConnectLocation(Scope& s, const registry::ConnectLocation& loc, ConnectClients* clients);
+
+// The Location header kube's proxy transport sends on for a backend's redirect: unchanged when it
+// names another host or a relative path, else under `path_prepend` (the proxy path of the request).
+std::string RewriteProxyRedirect(std::string_view location, std::string_view backend_host,
+                                 std::string_view request_host, const std::string& path_prepend);
+
+}  // namespace capstan::endpoints

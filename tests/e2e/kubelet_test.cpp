@@ -1,0 +1,331 @@
+// End-to-end: pods/log, nodes/proxy, pods/proxy and services/proxy through Capstan to a fake kubelet.
+// The fake kubelet is an HTTPS server with its own CA on the machine's non-loopback address (kube
+// refuses loopback node and pod addresses); it answers only requests that present the kubelet client
+// certificate Capstan was given. A second fake kubelet, with a certificate Capstan does not trust,
+// stands for a kubelet whose serving certificate cannot be verified. Driven with kubectl 1.32.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "cmd/pki.h"
+#include "e2e_util.h"
+#include "test_servers.h"
+#include "server/http_server.h"
+
+namespace capstan::e2e {
+namespace {
+
+struct KubeletSeen {
+  std::mutex mu;
+  std::vector<std::string> requests;  // "METHOD target"
+  std::string forwarded_uri;
+  std::string forwarded_for;
+  bool authorization = false;
+  std::string body;
+  int refused = 0;  // requests without the expected client certificate
+  // kubectl logs -f: the second line is sent once the test has seen the first (or after 10 s).
+  std::shared_ptr<std::atomic<bool>> first_line_seen = std::make_shared<std::atomic<bool>>(false);
+  std::atomic<bool> second_sent_after_first{false};
+};
+
+class FakeKubelet {
+ public:
+  // Its serving certificate (for `ip`) comes from its own CA (ca_file()); `client_der` is the
+  // certificate it requires from its clients, whose CA it names in the handshake.
+  FakeKubelet(const std::string& ip, const std::string& name, const std::string& client_ca_file, std::string client_der)
+      : client_der_(std::move(client_der)) {
+    dir_ = MakeTempDir("capstan-fake-kubelet");
+    WriteServingCertificate(dir_, name, ip);
+    server::HttpServerOptions o = TestServerOptions(dir_);
+    o.client_ca_files = {client_ca_file};
+    server_ = std::make_unique<server::HttpServer>(o, [this](http::RequestContext& ctx) -> Task<void> { co_await Serve(ctx); });
+    ok_ = server_->Start().ok();
+  }
+  ~FakeKubelet() { server_->Shutdown(std::chrono::milliseconds(2000)); }
+  bool ok() const { return ok_; }
+  int port() const { return server_->port(); }
+  std::string ca_file() const { return dir_ + "/ca.crt"; }
+  KubeletSeen& seen() { return seen_; }
+
+ private:
+  Task<void> Serve(http::RequestContext& ctx) {
+    const auto& req = ctx.request;
+    http::HttpResponse r;
+    r.headers.Set("Content-Type", "text/plain");
+    if (req.path == "/pod/hello") {
+      // What a pod's server answers (pods/proxy and services/proxy come without a client certificate).
+      r.body = "hello from the pod (" + std::string(req.headers.Get("X-Forwarded-Uri")) + ")";
+      co_await ctx.writer->Respond(std::move(r));
+      co_return;
+    }
+    if (req.peer_certs_der.empty() || req.peer_certs_der.front() != client_der_) {
+      {
+        std::lock_guard lock(seen_.mu);
+        ++seen_.refused;
+      }
+      r.status = 401;
+      r.body = "Unauthorized";
+      co_await ctx.writer->Respond(std::move(r));
+      co_return;
+    }
+    {
+      std::lock_guard lock(seen_.mu);
+      seen_.requests.push_back(req.method + " " + req.target);
+    }
+    const std::string& p = req.path;
+    if (p == "/containerLogs/default/web/app" && req.query.Get("follow") == std::optional<std::string>("true")) {
+      http::Headers h;
+      h.Set("Content-Type", "text/plain");
+      co_await ctx.writer->StartStream(200, std::move(h));
+      co_await ctx.writer->WriteChunk("line 1\n");
+      auto flag = seen_.first_line_seen;
+      co_await Await<int>([flag](std::function<void(int)> cb) {
+        std::thread([flag, cb] {
+          for (int i = 0; i < 100 && !flag->load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+          cb(0);
+        }).detach();
+      });
+      seen_.second_sent_after_first = flag->load();
+      co_await ctx.writer->WriteChunk("line 2\n");
+      co_await ctx.writer->EndStream();
+      co_return;
+    }
+    if (p == "/containerLogs/default/web/app") {
+      r.body = "log of app (" + req.raw_query + ")\n";
+    } else if (p == "/containerLogs/default/web/sidecar") {
+      r.status = 404;
+      r.body = "container sidecar is not running";
+    } else if (p.starts_with("/stats/")) {
+      std::lock_guard lock(seen_.mu);
+      seen_.forwarded_uri = std::string(req.headers.Get("X-Forwarded-Uri"));
+      seen_.forwarded_for = std::string(req.headers.Get("X-Forwarded-For"));
+      seen_.authorization = req.headers.Has("Authorization");
+      r.headers.Set("Content-Type", "application/json");
+      r.headers.Set("Access-Control-Allow-Origin", "*");
+      r.body = R"({"node":{"nodeName":"n1"},"path":")" + p + R"("})";
+    } else if (p == "/echo") {
+      std::lock_guard lock(seen_.mu);
+      seen_.body = req.body;
+      r.body = req.method + " " + req.body;
+    } else if (p == "/moved") {
+      r.status = 302;
+      r.headers.Set("Location", "/stats/summary");
+      r.body = "moved";
+    } else {
+      r.status = 404;
+      r.body = "404 page not found";
+    }
+    co_await ctx.writer->Respond(std::move(r));
+  }
+
+  std::string dir_, client_der_;
+  std::unique_ptr<server::HttpServer> server_;
+  KubeletSeen seen_;
+  bool ok_ = false;
+};
+
+std::string Node(const std::string& name) {
+  return "apiVersion: v1\nkind: Node\nmetadata:\n  name: " + name + "\n";
+}
+
+std::string NodeStatus(const std::string& ip, int port) {
+  return R"({"status":{"addresses":[{"type":"InternalIP","address":")" + ip +
+         R"("}],"daemonEndpoints":{"kubeletEndpoint":{"Port":)" + std::to_string(port) + "}}}}";
+}
+
+std::string Pod(const std::string& name, const std::string& node) {
+  return "apiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name + "\n  namespace: default\n  labels:\n    app: " + name +
+         "\nspec:\n  nodeName: " + node +
+         "\n  containers:\n  - name: app\n    image: nginx\n  - name: sidecar\n    image: busybox\n";
+}
+
+class KubeletE2eTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ip_ = LocalAddress();
+    if (ip_.empty()) GTEST_SKIP() << "no non-loopback IPv4 address for the node and pod addresses";
+    // The kubelet client certificate Capstan presents, from a CA the fake kubelets ask for.
+    dir_ = MakeTempDir("capstan-kubelet-client");
+    auto now = std::chrono::system_clock::now();
+    auto ca = cmd::CreateSelfSignedCa("kubelet-client-ca", now);
+    std::ofstream(dir_ + "/client-ca.crt") << cmd::CertificateToPem(*ca->cert);
+    cmd::CertSpec spec;
+    spec.common_name = "kube-apiserver-kubelet-client";
+    spec.organizations = {"kubeadm:cluster-admins"};
+    spec.client_auth = true;
+    cmd::SetValidity(spec, now, std::chrono::hours(24));
+    auto leaf = cmd::IssueCertAndKey(spec, *ca);
+    std::string cert_pem = cmd::CertificateToPem(*leaf->cert);
+    std::ofstream(dir_ + "/client.crt") << cert_pem;
+    std::ofstream(dir_ + "/client.key") << cmd::PrivateKeyToPem(*leaf->key);
+    kubelet_ = std::make_unique<FakeKubelet>(ip_, "fake-kubelet", dir_ + "/client-ca.crt", CertDerOf(cert_pem));
+    untrusted_ = std::make_unique<FakeKubelet>(ip_, "untrusted-kubelet", dir_ + "/client-ca.crt", CertDerOf(cert_pem));
+    ASSERT_TRUE(kubelet_->ok() && untrusted_->ok());
+    server_ = std::make_unique<ServerProcess>(std::vector<std::string>{
+        "--kubelet-client-certificate=" + dir_ + "/client.crt", "--kubelet-client-key=" + dir_ + "/client.key",
+        "--kubelet-certificate-authority=" + kubelet_->ca_file(), "--kubelet-preferred-address-types=InternalIP,Hostname",
+        "--kubelet-timeout=3s"});
+    ASSERT_TRUE(server_->ok()) << server_->error();
+    for (auto [node, port] : {std::pair<std::string, int>{"n1", kubelet_->port()}, {"n2", untrusted_->port()}}) {
+      ASSERT_EQ(Kubectl({"apply", "-f", "-"}, Node(node)).exit_code, 0);
+      auto st = Kubectl({"patch", "node", node, "--subresource=status", "--type=merge", "-p", NodeStatus(ip_, port)});
+      ASSERT_EQ(st.exit_code, 0) << st.err;
+    }
+    ASSERT_EQ(Kubectl({"apply", "-f", "-"}, Pod("web", "n1")).exit_code, 0);
+    ASSERT_EQ(Kubectl({"apply", "-f", "-"}, Pod("web2", "n2")).exit_code, 0);
+  }
+
+  CommandResult Kubectl(const std::vector<std::string>& args, const std::string& input = "") {
+    return server_->Kubectl(args, input);
+  }
+
+  std::string ip_, dir_;
+  std::unique_ptr<FakeKubelet> kubelet_, untrusted_;
+  std::unique_ptr<ServerProcess> server_;
+};
+
+TEST_F(KubeletE2eTest, LogsComeFromTheKubeletWithTheirOptions) {
+  auto plain = Kubectl({"logs", "web", "-c", "app"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.out, "log of app ()\n");
+  // The options reach the kubelet as kube sends them (sorted keys, seconds for --since).
+  auto opts = Kubectl({"logs", "web", "-c", "app", "--tail=2", "--timestamps", "--limit-bytes=100", "--since=1h", "--previous"});
+  ASSERT_EQ(opts.exit_code, 0) << opts.err;
+  EXPECT_EQ(opts.out, "log of app (limitBytes=100&previous=true&sinceSeconds=3600&tailLines=2&timestamps=true)\n");
+  // A kubelet's error status becomes kube's Status for pods/log.
+  auto missing = Kubectl({"logs", "web", "-c", "sidecar"});
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_TRUE(Contains(missing.err, "the server could not find the requested resource ( pods/log web)")) << missing.err;
+  // Capstan's own checks come first: an unknown container never reaches the kubelet.
+  auto bad = Kubectl({"logs", "web", "-c", "nope"});
+  EXPECT_TRUE(Contains(bad.err, "container nope is not valid for pod web")) << bad.err;
+  // Every request carried the kubelet client certificate.
+  std::lock_guard lock(kubelet_->seen().mu);
+  EXPECT_EQ(kubelet_->seen().refused, 0);
+  ASSERT_GE(kubelet_->seen().requests.size(), 3u);
+  EXPECT_EQ(kubelet_->seen().requests[0], "GET /containerLogs/default/web/app");
+}
+
+TEST_F(KubeletE2eTest, FollowedLogsStreamLineByLine) {
+  std::string cmd = KubectlPath() + " --kubeconfig " + server_->kubeconfig() + " logs -f web -c app";
+  FILE* f = popen(cmd.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  char line[4096];
+  std::string first = fgets(line, sizeof line, f) ? line : "";
+  kubelet_->seen().first_line_seen->store(true);
+  std::string rest;
+  while (fgets(line, sizeof line, f)) rest += line;
+  EXPECT_EQ(pclose(f), 0);
+  EXPECT_EQ(first, "line 1\n");
+  EXPECT_EQ(rest, "line 2\n");
+  EXPECT_TRUE(kubelet_->seen().second_sent_after_first.load()) << "the first line did not arrive before the second was sent";
+}
+
+TEST_F(KubeletE2eTest, AnUnverifiableKubeletIsRefusedUnlessTheClientSkipsVerification) {
+  auto refused = Kubectl({"logs", "web2", "-c", "app"});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_TRUE(Contains(refused.err, "Get \"https://" + ip_ + ":" + std::to_string(untrusted_->port()) +
+                                        "/containerLogs/default/web2/app\"")) << refused.err;
+  {
+    std::lock_guard lock(untrusted_->seen().mu);
+    EXPECT_TRUE(untrusted_->seen().requests.empty());
+  }
+  auto skipped = Kubectl({"logs", "web2", "-c", "app", "--insecure-skip-tls-verify-backend"});
+  // That fake kubelet knows only pod web's logs: its 404 shows the request got there.
+  EXPECT_TRUE(Contains(skipped.err, "the server could not find the requested resource ( pods/log web2)")) << skipped.err;
+  std::lock_guard lock(untrusted_->seen().mu);
+  EXPECT_EQ(untrusted_->seen().requests.size(), 1u);
+}
+
+TEST_F(KubeletE2eTest, NodeProxyReachesTheKubelet) {
+  auto stats = Kubectl({"get", "--raw", "/api/v1/nodes/n1/proxy/stats/summary"});
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  EXPECT_EQ(stats.out, R"({"node":{"nodeName":"n1"},"path":"/stats/summary"})");
+  {
+    std::lock_guard lock(kubelet_->seen().mu);
+    EXPECT_EQ(kubelet_->seen().forwarded_uri, "/api/v1/nodes/n1/proxy/stats/summary");
+    EXPECT_FALSE(kubelet_->seen().forwarded_for.empty());
+    EXPECT_FALSE(kubelet_->seen().authorization) << "the client's credentials must not reach the kubelet";
+  }
+  // The kubelet's port named explicitly is the kubelet too; methods and bodies pass through.
+  auto post = Kubectl({"create", "--raw", "/api/v1/nodes/n1:" + std::to_string(kubelet_->port()) + "/proxy/echo", "-f", "-"}, "hello");
+  EXPECT_EQ(post.exit_code, 0) << post.err;
+  EXPECT_EQ(post.out, "POST hello");
+  // Raw HTTP: the status passes through, CORS headers are dropped, a redirect is rewritten under the
+  // proxy path, an empty proxy path is kube's 301.
+  const std::string pki = server_->data_dir() + "/pki/";
+  auto get = [&](const std::string& path) {
+    return RawHttps(server_->port(), {"GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"}, pki + "admin.crt",
+                    pki + "admin.key").response;
+  };
+  std::string summary = get("/api/v1/nodes/n1/proxy/stats/summary");
+  EXPECT_EQ(HttpStatusOf(summary), 200);
+  EXPECT_FALSE(Contains(summary, "Access-Control-Allow-Origin: *")) << summary;
+  std::string moved = get("/api/v1/nodes/n1/proxy/moved");
+  EXPECT_EQ(HttpStatusOf(moved), 302) << moved;
+  EXPECT_TRUE(Contains(moved, "Location: /api/v1/nodes/n1/proxy/stats/summary")) << moved;
+  std::string root = get("/api/v1/nodes/n1/proxy?x=1");
+  EXPECT_EQ(HttpStatusOf(root), 301) << root;
+  EXPECT_TRUE(Contains(root, "Location: /api/v1/nodes/n1/proxy/?x=1")) << root;
+  // A node without an address of the preferred types, and a kubelet that is not listening.
+  ASSERT_EQ(Kubectl({"apply", "-f", "-"}, Node("bare")).exit_code, 0);
+  auto bare = Kubectl({"get", "--raw", "/api/v1/nodes/bare/proxy/stats/summary"});
+  EXPECT_TRUE(Contains(bare.err, "no preferred addresses found; known addresses: []")) << bare.err;
+  ASSERT_EQ(Kubectl({"apply", "-f", "-"}, Node("gone")).exit_code, 0);
+  ASSERT_EQ(Kubectl({"patch", "node", "gone", "--subresource=status", "--type=merge", "-p", NodeStatus(ip_, 1)}).exit_code, 0);
+  auto gone = Kubectl({"get", "--raw", "/api/v1/nodes/gone/proxy/stats/summary"});
+  EXPECT_TRUE(Contains(gone.err, "error trying to reach service: dial tcp " + ip_ + ":1: connect: connection refused")) << gone.err;
+}
+
+TEST_F(KubeletE2eTest, PodAndServiceProxiesReachTheEndpoint) {
+  // Pod web's IP and a service whose endpoint is that pod, both at the fake kubelet's port (HTTPS).
+  std::string port = std::to_string(kubelet_->port());
+  auto st = Kubectl({"patch", "pod", "web", "--subresource=status", "--type=merge", "-p",
+                     R"({"status":{"podIP":")" + ip_ + R"(","podIPs":[{"ip":")" + ip_ + R"("}]}})"});
+  ASSERT_EQ(st.exit_code, 0) << st.err;
+  auto pod = Kubectl({"get", "--raw", "/api/v1/namespaces/default/pods/https:web:" + port + "/proxy/pod/hello"});
+  EXPECT_EQ(pod.exit_code, 0) << pod.err;
+  EXPECT_EQ(pod.out, "hello from the pod (/api/v1/namespaces/default/pods/https:web:" + port + "/proxy/pod/hello)");
+  // The proxy transport presents no client certificate: the kubelet's own paths answer 401.
+  auto kubelet_path = Kubectl({"get", "--raw", "/api/v1/namespaces/default/pods/https:web:" + port + "/proxy/stats/summary"});
+  EXPECT_TRUE(Contains(kubelet_path.err, "the server has asked for the client to provide credentials")) << kubelet_path.err;
+  // No scheme: http, which an HTTPS server does not speak.
+  auto plain = Kubectl({"get", "--raw", "/api/v1/namespaces/default/pods/web:" + port + "/proxy/pod/hello"});
+  EXPECT_NE(plain.exit_code, 0);
+  std::string svc = "apiVersion: v1\nkind: Service\nmetadata:\n  name: websvc\n  namespace: default\nspec:\n  ports:\n"
+                    "  - name: web\n    port: 80\n    targetPort: " + port + "\n---\n"
+                    "apiVersion: v1\nkind: Endpoints\nmetadata:\n  name: websvc\n  namespace: default\nsubsets:\n"
+                    "- addresses:\n  - ip: " + ip_ + "\n    targetRef:\n      kind: Pod\n      name: web\n      namespace: default\n"
+                    "  ports:\n  - name: web\n    port: " + port + "\n";
+  ASSERT_EQ(Kubectl({"apply", "-f", "-"}, svc).exit_code, 0);
+  auto viasvc = Kubectl({"get", "--raw", "/api/v1/namespaces/default/services/https:websvc:80/proxy/pod/hello"});
+  EXPECT_EQ(viasvc.exit_code, 0) << viasvc.err;
+  EXPECT_EQ(viasvc.out, "hello from the pod (/api/v1/namespaces/default/services/https:websvc:80/proxy/pod/hello)");
+  // An endpoint that is not the pod's IP is not proxied to.
+  st = Kubectl({"patch", "pod", "web", "--subresource=status", "--type=merge", "-p",
+                R"({"status":{"podIP":"10.9.9.9","podIPs":[{"ip":"10.9.9.9"}]}})"});
+  ASSERT_EQ(st.exit_code, 0) << st.err;
+  auto stale = Kubectl({"get", "--raw", "/api/v1/namespaces/default/services/https:websvc:80/proxy/pod/hello"});
+  EXPECT_TRUE(Contains(stale.err, "no endpoints available for service \\\"https:websvc:80\\\"") ||
+              Contains(stale.err, "no endpoints available for service \"https:websvc:80\""))
+      << stale.err;
+}
+
+TEST_F(KubeletE2eTest, UsersNeedTheSubresourceVerbs) {
+  auto logs = Kubectl({"get", "--raw", "/api/v1/namespaces/default/pods/web/log?container=app", "--as=dev"});
+  EXPECT_TRUE(Contains(logs.err, "User \"dev\" cannot get resource \"pods/log\" in API group \"\" in the namespace \"default\""))
+      << logs.err;
+  auto proxy = Kubectl({"get", "--raw", "/api/v1/nodes/n1/proxy/stats/summary", "--as=dev"});
+  EXPECT_TRUE(Contains(proxy.err, "cannot get resource \"nodes/proxy\" in API group \"\" at the cluster scope")) << proxy.err;
+  std::lock_guard lock(kubelet_->seen().mu);
+  EXPECT_TRUE(kubelet_->seen().requests.empty());
+}
+
+}  // namespace
+}  // namespace capstan::e2e
