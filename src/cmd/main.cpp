@@ -2,6 +2,7 @@
 #include <signal.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <set>
 #include <string>
 #include <vector>
@@ -79,7 +80,11 @@ int main(int argc, char** argv) {
   if (!st.ok()) {
     LogError("failed to start", {{"error", st.message()}});
     std::fprintf(stderr, "Error: %s\n", st.message().c_str());
-    return 1;
+    // As kube's os.Exit(1): the loops started before the failing step (informers, caches) are still
+    // running, and tearing the half-started server down under them would crash the exit.
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(1);
   }
   int sig = 0;
   sigwait(&set, &sig);
