@@ -60,6 +60,7 @@
 #include "server/nonresource.h"
 #include "server/pprof.h"
 #include "server/router.h"
+#include "server/tls_cipher_suites.h"
 #include "registry/ip_range.h"
 #include "util/feature_gate.h"
 #include "util/log.h"
@@ -684,6 +685,7 @@ Status App::State::Serve(const Pki& pki, http::Handler root, const std::string& 
   server::HttpServerOptions hopts;
   hopts.bind_address = o.bind_address;
   hopts.port = o.secure_port;
+  hopts.permit_port_sharing = o.permit_port_sharing;
   auto pair = ChooseServingPair(o, pki);
   if (!pair.ok()) return pair.status();
   hopts.tls_cert_file = pair->cert_file;
@@ -697,6 +699,8 @@ Status App::State::Serve(const Pki& pki, http::Handler root, const std::string& 
   hopts.http2_max_streams_per_connection = static_cast<uint32_t>(std::max(0, o.http2_max_streams_per_connection));
   hopts.metrics = &s.metrics;
   if (!o.tls_min_version.empty()) hopts.tls_min_version = o.tls_min_version;
+  hopts.tls_cipher_suites = o.tls_cipher_suites;
+  for (const auto& nck : o.sni_cert_keys) hopts.sni_cert_keys.push_back({nck.cert_file, nck.key_file, nck.names});
   s.http = std::make_unique<server::HttpServer>(hopts, std::move(root));
   Status written;
   Status st = s.http->Start([&](int port) {
@@ -709,6 +713,16 @@ Status App::State::Serve(const Pki& pki, http::Handler root, const std::string& 
   });
   RETURN_IF_ERROR(st);
   RETURN_IF_ERROR(written);
+  // A client CA bundle re-read with new content: the authenticators verify with it too (kube's
+  // dynamic CA content feeds both the handshake and the x509 and front-proxy verifiers).
+  authn::Authentication& authn = s.authentication->authentication();
+  s.http->OnClientCaChange([&authn](size_t index, const std::string& pem) {
+    authn::X509Authenticator* verifier = index == 0 ? authn.client_ca_verifier() : authn.requestheader_verifier();
+    if (!verifier) return;
+    if (Status r = verifier->ReplaceCaBundle(pem); !r.ok()) {
+      LogWarn("client CA reload failed, the previous bundle stays in use", {{"error", r.message()}});
+    }
+  });
   return Status();
 }
 
@@ -833,6 +847,7 @@ Status App::Start() {
   if (!o.tls_min_version.empty() && !kTlsVersions.count(o.tls_min_version)) {
     return Status(400, "BadRequest", "unknown tls version \"" + o.tls_min_version + "\"");
   }
+  if (auto bad = server::CheckTlsCipherSuites(o.tls_cipher_suites)) return Status(400, "BadRequest", *bad);
   if (o.tls_min_version == "VersionTLS10" || o.tls_min_version == "VersionTLS11") {
     LogWarn("--tls-min-version below VersionTLS12: the TLS library refuses older versions, so TLS 1.2 is the minimum",
             {{"tls-min-version", o.tls_min_version}});

@@ -97,6 +97,14 @@ const std::map<std::string, Setter>& Setters() {
          return Status();
        }},
       {"bind-address", [](Options& o, const std::string& v) { o.bind_address = v; return Status(); }},
+      // SO_REUSEADDR: Go's listeners always set it on Linux, and so does Capstan's, so the flag changes
+      // nothing in kube either.
+      {"permit-address-sharing", [](Options&, const std::string&) { return Status(); }},
+      {"permit-port-sharing",
+       [](Options& o, const std::string& v) {
+         o.permit_port_sharing = ParseBoolValue(v);
+         return Status();
+       }},
       {"secure-port",
        [](Options& o, const std::string& v) {
          long long p = std::stoll(v, nullptr, 0);
@@ -179,6 +187,27 @@ const std::map<std::string, Setter>& Setters() {
       {"event-ttl", [](Options& o, const std::string& v) { return DurationSetter(o.event_ttl, "event-ttl", v); }},
       {"endpoint-reconciler-type", [](Options& o, const std::string& v) { o.endpoint_reconciler_type = v; return Status(); }},
       {"tls-min-version", [](Options& o, const std::string& v) { o.tls_min_version = v; return Status(); }},
+      {"tls-sni-cert-key",
+       [](Options& o, const std::string& v) {
+         // cliflag.NamedCertKey (the syntax is checked with the flag table).
+         Options::NamedCertKey nck;
+         std::string keycert = v;
+         if (size_t colon = v.find(':'); colon != std::string::npos) {
+           keycert = v.substr(0, colon);
+           for (auto& name : Split(TrimSpace(v.substr(colon + 1)), ',')) nck.names.emplace_back(TrimSpace(name));
+         }
+         auto files = Split(TrimSpace(keycert), ',');
+         if (files.size() != 2) return Status(400, "BadRequest", "expected comma separated certificate and key file paths");
+         nck.cert_file = TrimSpace(files[0]);
+         nck.key_file = TrimSpace(files[1]);
+         o.sni_cert_keys.push_back(std::move(nck));
+         return Status();
+       }},
+      {"tls-cipher-suites",
+       [](Options& o, const std::string& v) {
+         for (auto& name : StringSliceValues(v)) o.tls_cipher_suites.push_back(name);
+         return Status();
+       }},
       {"lease-reuse-duration-seconds",
        [](Options& o, const std::string& v) {
          o.lease_reuse_duration_seconds = std::stoll(v, nullptr, 0);

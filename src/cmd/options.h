@@ -29,6 +29,7 @@ struct Options {
   // Serving.
   std::string bind_address = "127.0.0.1";
   int secure_port = 6443;
+  bool permit_port_sharing = false;  // --permit-port-sharing: SO_REUSEPORT on the secure port
   std::string tls_cert_file;
   std::string tls_private_key_file;
   // --cert-dir, only when given: the serving pair is <cert-dir>/apiserver.crt|key, generated there when
@@ -50,6 +51,13 @@ struct Options {
   int64_t default_not_ready_toleration_seconds = 300;
   int64_t lease_reuse_duration_seconds = 60;  // --lease-reuse-duration-seconds
   std::string tls_min_version;                // --tls-min-version ("": VersionTLS12)
+  std::vector<std::string> tls_cipher_suites; // --tls-cipher-suites, Go's names (empty: Go's defaults)
+  struct NamedCertKey {                       // --tls-sni-cert-key "cert,key[:name,...]", in flag order
+    std::string cert_file;
+    std::string key_file;
+    std::vector<std::string> names;
+  };
+  std::vector<NamedCertKey> sni_cert_keys;
   std::vector<std::string> hsts_directives;   // --strict-transport-security-directives
   int64_t default_unreachable_toleration_seconds = 300;
   int min_request_timeout = 1800;

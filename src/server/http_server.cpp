@@ -17,6 +17,7 @@
 #include "server/asio_await.h"
 #include "server/http_connection.h"
 #include "server/http_server_impl.h"
+#include "server/tls_cipher_suites.h"
 #include "util/log.h"
 
 namespace capstan::server {
@@ -45,6 +46,40 @@ int AlwaysAcceptPeer(int, X509_STORE_CTX*) {
   // expired one is answered with kube's 401 Status rather than a failed handshake.
   return 1;
 }
+
+// The TLS 1.2 suites (Go's names) as OpenSSL's cipher list. Suites the library lacks are named in a
+// warning; when none is left, TLS 1.2 has nothing to negotiate, as in Go, so only TLS 1.3 connects.
+void SetCipherSuites(SSL_CTX* ctx, const std::vector<std::string>& go_names) {
+  std::vector<std::string> wanted = OpenSslCipherList(go_names);
+  std::string list;
+  for (const auto& c : wanted) list += (list.empty() ? "" : ":") + c;
+  if (list.empty() || SSL_CTX_set_cipher_list(ctx, list.c_str()) != 1) {
+    ERR_clear_error();
+    SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION);
+  }
+  std::set<std::string> offered;
+  if (STACK_OF(SSL_CIPHER)* have = SSL_CTX_get_ciphers(ctx)) {
+    for (int i = 0; i < sk_SSL_CIPHER_num(have); ++i) offered.insert(SSL_CIPHER_get_name(sk_SSL_CIPHER_value(have, i)));
+  }
+  std::string missing;
+  bool any_tls12 = false;
+  for (const auto& name : go_names) {
+    auto suite = FindTlsCipherSuite(name);
+    if (!suite || suite->openssl_name.empty()) continue;
+    if (offered.count(std::string(suite->openssl_name))) {
+      any_tls12 = true;
+    } else {
+      missing += (missing.empty() ? "" : ",") + name;
+    }
+  }
+  if (!missing.empty()) {
+    LogWarn("--tls-cipher-suites: the TLS library does not have these suites, so they are not offered",
+            {{"suites", missing}});
+  }
+  if (!go_names.empty() && !any_tls12) {
+    LogWarn("--tls-cipher-suites names no TLS 1.2 suite that can be offered: only TLS 1.3 clients can connect");
+  }
+}
 }  // namespace
 
 void HttpServer::Impl::Accept() {
@@ -72,30 +107,9 @@ void HttpServer::Impl::Accept() {
 }
 
 namespace {
-// The subjects of every certificate in the bundles, in order (Go's CertPool.Subjects()); a subject
-// already listed is not repeated.
-Status SetClientCaNames(SSL_CTX* ctx, const std::vector<std::string>& files) {
-  STACK_OF(X509_NAME)* names = sk_X509_NAME_new_null();
-  if (!names) return Status(500, "InternalError", "out of memory");
-  for (const auto& file : files) {
-    BIO* bio = BIO_new_file(file.c_str(), "r");
-    if (!bio) {
-      sk_X509_NAME_pop_free(names, X509_NAME_free);
-      return Status(500, "InternalError", "cannot read client CA bundle " + file);
-    }
-    while (X509* cert = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr)) {
-      const X509_NAME* subject = X509_get_subject_name(cert);
-      bool seen = false;
-      for (int i = 0; i < sk_X509_NAME_num(names) && !seen; ++i) seen = X509_NAME_cmp(sk_X509_NAME_value(names, i), subject) == 0;
-      if (!seen) sk_X509_NAME_push(names, X509_NAME_dup(subject));
-      X509_free(cert);
-    }
-    ERR_clear_error();  // the end of the bundle reads as a PEM "no start line"
-    BIO_free(bio);
-  }
-  SSL_CTX_set_client_CA_list(ctx, names);  // takes ownership
-  return Status();
-}
+// OpenSSL's certificate callback, once per handshake after the ClientHello: the pair for the server
+// name and the client CA names, from the current certificates.
+int ChooseCertificate(SSL* ssl, void* arg) { return static_cast<const ServingCertificates*>(arg)->Apply(ssl) ? 1 : 0; }
 }  // namespace
 
 HttpServer::HttpServer(HttpServerOptions opts, http::Handler handler) : impl_(std::make_unique<Impl>()) {
@@ -115,18 +129,16 @@ Status HttpServer::Start(const std::function<void(int port)>& on_bound) {
   SSL_CTX_set_min_proto_version(s.tls.native_handle(),
                                 s.opts.tls_min_version == "VersionTLS13" ? TLS1_3_VERSION : TLS1_2_VERSION);
   SSL_CTX_set_options(s.tls.native_handle(), SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
-  s.tls.use_certificate_chain_file(s.opts.tls_cert_file, ec);
-  if (ec) return Status(500, "InternalError", "cannot load --tls-cert-file " + s.opts.tls_cert_file + ": " + ec.message());
-  s.tls.use_private_key_file(s.opts.tls_private_key_file, ssl::context::pem, ec);
-  if (ec) {
-    return Status(500, "InternalError",
-                  "cannot load --tls-private-key-file " + s.opts.tls_private_key_file + ": " + ec.message());
-  }
-  if (SSL_CTX_check_private_key(s.tls.native_handle()) != 1) {
-    return Status(500, "InternalError", "the TLS private key does not match the certificate");
-  }
+  SetCipherSuites(s.tls.native_handle(), s.opts.tls_cipher_suites);
+  ServingCertificates::Config certs;
+  certs.serving = {s.opts.tls_cert_file, s.opts.tls_private_key_file, {}};
+  certs.sni = s.opts.sni_cert_keys;
+  certs.client_ca_files = s.opts.client_ca_files;
+  auto loaded = ServingCertificates::Load(std::move(certs));
+  if (!loaded.ok()) return loaded.status();
+  s.certificates = std::move(*loaded);
+  SSL_CTX_set_cert_cb(s.tls.native_handle(), ChooseCertificate, s.certificates.get());
   SSL_CTX_set_verify(s.tls.native_handle(), SSL_VERIFY_PEER, AlwaysAcceptPeer);
-  if (Status st = SetClientCaNames(s.tls.native_handle(), s.opts.client_ca_files); !st.ok()) return st;
   SSL_CTX_set_session_id_context(s.tls.native_handle(), reinterpret_cast<const unsigned char*>("capstan"), 7);
   s.alpn = s.opts.enable_http2 ? std::string("\x02h2\x08http/1.1", 12) : std::string("\x08http/1.1", 9);
   SSL_CTX_set_alpn_select_cb(s.tls.native_handle(), SelectAlpn, &s.alpn);
@@ -157,6 +169,9 @@ Status HttpServer::Start(const std::function<void(int port)>& on_bound) {
   s.acceptor = std::make_unique<tcp::acceptor>(s.threads[0]->ioc);
   s.acceptor->open(ep.protocol(), ec);
   if (!ec) s.acceptor->set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec && s.opts.permit_port_sharing) {
+    s.acceptor->set_option(asio::detail::socket_option::boolean<SOL_SOCKET, SO_REUSEPORT>(true), ec);
+  }
   if (!ec) s.acceptor->bind(ep, ec);
   if (!ec) s.acceptor->listen(asio::socket_base::max_listen_connections, ec);
   if (ec) {
@@ -164,6 +179,7 @@ Status HttpServer::Start(const std::function<void(int port)>& on_bound) {
                   "failed to listen on " + s.opts.bind_address + ":" + std::to_string(s.opts.port) + ": " + ec.message());
   }
   s.port = s.acceptor->local_endpoint().port();
+  if (s.opts.certificate_reload_interval.count() > 0) s.certificates->StartPolling(s.opts.certificate_reload_interval);
   if (on_bound) on_bound(s.port);
   s.Accept();
   for (auto& t : s.threads) {
@@ -179,6 +195,10 @@ Status HttpServer::Start(const std::function<void(int port)>& on_bound) {
 
 int HttpServer::port() const { return impl_->port; }
 int64_t HttpServer::InFlight() const { return impl_->in_flight.load(); }
+
+void HttpServer::OnClientCaChange(std::function<void(size_t, const std::string&)> listener) {
+  if (impl_->certificates) impl_->certificates->OnClientCaChange(std::move(listener));
+}
 
 void HttpServer::Shutdown(std::chrono::milliseconds grace) {
   Impl& s = *impl_;
@@ -217,6 +237,7 @@ void HttpServer::Shutdown(std::chrono::milliseconds grace) {
   }
   s.acceptor.reset();
   s.threads.clear();
+  if (s.certificates) s.certificates->Stop();
 }
 
 }  // namespace capstan::server

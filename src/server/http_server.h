@@ -19,10 +19,12 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "apimachinery/status.h"
 #include "server/http/http_parser.h"
 #include "server/http/request_context.h"
+#include "server/serving_certificates.h"
 #include "util/metrics.h"
 
 namespace capstan::server {
@@ -30,12 +32,18 @@ namespace capstan::server {
 struct HttpServerOptions {
   std::string bind_address = "127.0.0.1";
   int port = 6443;  // 0: pick a free port
+  bool permit_port_sharing = false;  // --permit-port-sharing: SO_REUSEPORT, so several servers share the port
   std::string tls_cert_file;
   std::string tls_private_key_file;
   // PEM bundles of the CAs client certificates are verified with (--client-ca-file, then
   // --requestheader-client-ca-file): the handshake names their subjects as acceptable client CAs, as
   // Go's server does with its ClientCAs pool, so a client holding several certificates picks by them.
   std::vector<std::string> client_ca_files;
+  // --tls-sni-cert-key, in flag order (server/serving_certificates.h has kube's choice by name).
+  std::vector<CertKeyFiles> sni_cert_keys;
+  // How often the serving, SNI and client CA files are re-read (kube: every minute and on fsnotify
+  // events); 0: never.
+  std::chrono::milliseconds certificate_reload_interval{1000};
   int io_threads = 0;  // 0: one per core
   http::ParserLimits limits;
   std::chrono::seconds idle_timeout{90};
@@ -44,6 +52,10 @@ struct HttpServerOptions {
   // --tls-min-version: "VersionTLS12" (kube's default) or "VersionTLS13". Below 1.2 the TLS library's
   // security level refuses to negotiate, so 1.2 it is (the caller says so at start).
   std::string tls_min_version = "VersionTLS12";
+  // --tls-cipher-suites: Go's names (server/tls_cipher_suites.h), checked by the caller; empty: Go's
+  // default suites. They choose the TLS 1.2 suites only: TLS 1.3 offers its own, as in Go. A suite the
+  // TLS library does not have (RC4, 3DES) is named in a warning at start.
+  std::vector<std::string> tls_cipher_suites;
   // HTTP/2: ALPN offers "h2" then "http/1.1" (kube's order) unless disabled (--disable-http2-serving).
   bool enable_http2 = true;
   uint32_t http2_max_streams_per_connection = 0;  // --http2-max-streams-per-connection; 0: kube's 100
@@ -68,6 +80,9 @@ class HttpServer {
   void Shutdown(std::chrono::milliseconds grace);
   // Number of requests being handled now.
   int64_t InFlight() const;
+  // Called when a client CA bundle was re-read with new content: (index in client_ca_files, PEM).
+  // After Start.
+  void OnClientCaChange(std::function<void(size_t, const std::string&)> listener);
 
   struct Impl;  // opaque; defined in http_server.cpp
 

@@ -39,6 +39,7 @@ struct HttpServer::Impl {
   HttpServerOptions opts;
   http::Handler handler;
   ssl::context tls{ssl::context::tls_server};
+  std::unique_ptr<ServingCertificates> certificates;  // chosen per handshake by the certificate callback
   std::vector<std::unique_ptr<IoThread>> threads;
   std::unique_ptr<tcp::acceptor> acceptor;
   std::atomic<size_t> next_thread{0};

@@ -64,6 +64,7 @@ StatusOr<std::unique_ptr<Authentication>> BuildAuthentication(const Authenticati
     rh.extra_header_prefixes = c.requestheader_extra_headers_prefix;
     auto r = RequestHeaderAuthenticator::Create(std::move(rh));
     if (!r.ok()) return r.TakeStatus();
+    a->requestheader_verifier_ = &(*r)->verifier();
     request_auths.push_back(std::make_unique<AudienceAgnosticRequest>(implicit, std::move(*r)));
     a->names_.push_back("requestheader");
   }
@@ -80,6 +81,7 @@ StatusOr<std::unique_ptr<Authentication>> BuildAuthentication(const Authenticati
   if (!c.client_ca_file.empty()) {
     auto r = X509Authenticator::FromFile(c.client_ca_file);
     if (!r.ok()) return FlagError("client-ca-file", r.status());
+    a->client_ca_verifier_ = r->get();
     request_auths.push_back(std::move(*r));
     a->names_.push_back("x509");
   }

@@ -24,6 +24,7 @@
 #include "auth/authn/object_getter.h"
 #include "auth/authn/oidc.h"
 #include "auth/authn/token_cache.h"
+#include "auth/authn/x509.h"
 #include "auth/authn/token_generator.h"
 #include "auth/authn/webhook_token.h"
 #include "server/http/http_client.h"
@@ -52,6 +53,10 @@ class Authentication {
   const std::string& jwks_uri_flag() const { return jwks_uri_; }
   OidcAuthenticator* oidc() const { return oidc_; }
   CachedTokenAuthenticator* token_cache() const { return cache_; }
+  // The verifiers of --client-ca-file and --requestheader-client-ca-file (null when not given), whose
+  // bundles are replaced when the files change.
+  X509Authenticator* client_ca_verifier() const { return client_ca_verifier_; }
+  X509Authenticator* requestheader_verifier() const { return requestheader_verifier_; }
   // The authenticators in use, in order (for the start-up log).
   const std::vector<std::string>& names() const { return names_; }
 
@@ -71,6 +76,8 @@ class Authentication {
   std::string jwks_uri_;
   OidcAuthenticator* oidc_ = nullptr;          // owned by the chain
   CachedTokenAuthenticator* cache_ = nullptr;  // owned by the chain
+  X509Authenticator* client_ca_verifier_ = nullptr;      // owned by the chain
+  X509Authenticator* requestheader_verifier_ = nullptr;  // owned by the chain
   std::vector<std::string> names_;
 };
 

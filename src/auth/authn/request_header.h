@@ -43,6 +43,8 @@ class RequestHeaderAuthenticator : public RequestAuthenticator {
                                                                       std::unique_ptr<X509Authenticator> verifier);
 
   Task<AuthResult> AuthenticateRequest(const http::HttpRequest& req, const Audiences& audiences) override;
+  // The verifier of the proxy's certificate (its CA bundle is replaced when the file changes).
+  X509Authenticator& verifier() { return *verifier_; }
 
  private:
   RequestHeaderConfig config_;

@@ -1,5 +1,6 @@
 #include "auth/authn/x509.h"
 
+#include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/evp.h>
 #include <openssl/x509.h>
@@ -61,20 +62,38 @@ StatusOr<std::unique_ptr<X509Authenticator>> X509Authenticator::FromFile(const s
   return FromPem(ss.str());
 }
 
-StatusOr<std::unique_ptr<X509Authenticator>> X509Authenticator::FromPem(const std::string& pem) {
-  std::unique_ptr<X509Authenticator> a(new X509Authenticator());
-  a->store_ = std::make_unique<Store>();
-  a->store_->store = X509_STORE_new();
+StatusOr<std::shared_ptr<X509Authenticator::Store>> X509Authenticator::NewStore(const std::string& pem) {
+  auto store = std::make_shared<Store>();
+  store->store = X509_STORE_new();
   BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
   int loaded = 0;
   while (X509* cert = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr)) {
-    X509_STORE_add_cert(a->store_->store, cert);
+    X509_STORE_add_cert(store->store, cert);
     X509_free(cert);
     ++loaded;
   }
   BIO_free(bio);
+  ERR_clear_error();  // the end of the bundle reads as a PEM "no start line"
   if (loaded == 0) return Status(500, "InternalError", "the client CA bundle holds no PEM certificate");
+  return store;
+}
+
+StatusOr<std::unique_ptr<X509Authenticator>> X509Authenticator::FromPem(const std::string& pem) {
+  std::unique_ptr<X509Authenticator> a(new X509Authenticator());
+  ASSIGN_OR_RETURN(a->store_, NewStore(pem));
   return a;
+}
+
+Status X509Authenticator::ReplaceCaBundle(const std::string& pem) {
+  ASSIGN_OR_RETURN(auto store, NewStore(pem));
+  std::lock_guard lock(mu_);
+  store_ = std::move(store);
+  return Status();
+}
+
+std::shared_ptr<X509Authenticator::Store> X509Authenticator::CurrentStore() const {
+  std::lock_guard lock(mu_);
+  return store_;
 }
 
 namespace {
@@ -102,14 +121,15 @@ std::string GoVerifyError(int err) {
 
 StatusOr<std::optional<VerifiedChain>> X509Authenticator::VerifyChain(const std::vector<std::string>& chain_der) const {
   if (chain_der.empty()) return std::optional<VerifiedChain>();
+  const std::shared_ptr<Store> store = CurrentStore();  // this verification's CAs, whatever replaces them meanwhile
   const std::string key = ChainKey(chain_der);
   const auto now = std::chrono::system_clock::now();
   {
-    std::lock_guard lock(store_->mu);
-    auto it = store_->verified.find(key);
-    if (it != store_->verified.end()) {
+    std::lock_guard lock(store->mu);
+    auto it = store->verified.find(key);
+    if (it != store->verified.end()) {
       if (it->second.expires > now) return std::optional<VerifiedChain>(it->second.chain);
-      store_->verified.erase(it);
+      store->verified.erase(it);
     }
   }
   std::vector<X509*> certs;
@@ -125,7 +145,7 @@ StatusOr<std::optional<VerifiedChain>> X509Authenticator::VerifyChain(const std:
   STACK_OF(X509)* intermediates = sk_X509_new_null();
   for (size_t i = 1; i < certs.size(); ++i) sk_X509_push(intermediates, certs[i]);
   X509_STORE_CTX* ctx = X509_STORE_CTX_new();
-  X509_STORE_CTX_init(ctx, store_->store, certs[0], intermediates);
+  X509_STORE_CTX_init(ctx, store->store, certs[0], intermediates);
   X509_STORE_CTX_set_purpose(ctx, X509_PURPOSE_SSL_CLIENT);
   int ok = X509_verify_cert(ctx);
   int err = X509_STORE_CTX_get_error(ctx);
@@ -154,9 +174,9 @@ StatusOr<std::optional<VerifiedChain>> X509Authenticator::VerifyChain(const std:
       if (now + left < expires) expires = now + left;
     }
     {
-      std::lock_guard lock(store_->mu);
-      if (store_->verified.size() >= kMaxVerifiedChains) store_->verified.clear();
-      store_->verified[key] = Store::Verified{v, expires};
+      std::lock_guard lock(store->mu);
+      if (store->verified.size() >= kMaxVerifiedChains) store->verified.clear();
+      store->verified[key] = Store::Verified{v, expires};
     }
     result = std::optional<VerifiedChain>(std::move(v));
   } else {
