@@ -16,6 +16,7 @@
 #include "admission/default_storage_class.h"
 #include "admission/runtime_class.h"
 #include "admission/default_toleration_seconds.h"
+#include "admission/event_rate_limit.h"
 #include "admission/limit_ranger.h"
 #include "admission/pod_security_factory.h"
 #include "admission/priority.h"
@@ -120,6 +121,10 @@ StatusOr<ChainBuild> BuildChain(const std::vector<std::string>& enable, const st
       auto ps = NewPodSecurityPlugin(deps);
       if (!ps.ok()) return ps.status();
       plugins.push_back(std::move(*ps));
+    } else if (name == "EventRateLimit") {
+      auto erl = NewEventRateLimitPlugin(deps);
+      if (!erl.ok()) return erl.status();
+      plugins.push_back(std::move(*erl));
     } else if (name == "NodeRestriction" && deps.get) {
       plugins.push_back(std::make_unique<NodeRestriction>(deps.get));
     } else if (name == "CertificateApproval" && deps.authorize) {

@@ -13,6 +13,7 @@
 #include "admission/namespace_lifecycle.h"
 #include "admission/webhook_caller.h"
 #include "admission/webhook_source.h"
+#include "util/clock.h"
 
 namespace capstan::admission {
 
@@ -51,6 +52,8 @@ struct PluginDeps {
   // DefaultTolerationSeconds: --default-not-ready-toleration-seconds, --default-unreachable-toleration-seconds.
   int64_t not_ready_toleration_seconds = 300;
   int64_t unreachable_toleration_seconds = 300;
+  // EventRateLimit's buckets refill by this clock (none: the real one).
+  const Clock* clock = nullptr;
 };
 
 struct ChainBuild {
