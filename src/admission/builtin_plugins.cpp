@@ -18,6 +18,7 @@
 #include "admission/default_toleration_seconds.h"
 #include "admission/event_rate_limit.h"
 #include "admission/limit_ranger.h"
+#include "admission/pod_node_selector.h"
 #include "admission/pod_security_factory.h"
 #include "admission/priority.h"
 #include "admission/pvc_resize.h"
@@ -125,6 +126,10 @@ StatusOr<ChainBuild> BuildChain(const std::vector<std::string>& enable, const st
       auto erl = NewEventRateLimitPlugin(deps);
       if (!erl.ok()) return erl.status();
       plugins.push_back(std::move(*erl));
+    } else if (name == "PodNodeSelector" && deps.namespace_lookup) {
+      auto pns = NewPodNodeSelectorPlugin(deps);
+      if (!pns.ok()) return pns.status();
+      plugins.push_back(std::move(*pns));
     } else if (name == "NodeRestriction" && deps.get) {
       plugins.push_back(std::make_unique<NodeRestriction>(deps.get));
     } else if (name == "CertificateApproval" && deps.authorize) {
