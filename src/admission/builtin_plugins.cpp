@@ -20,6 +20,7 @@
 #include "admission/limit_ranger.h"
 #include "admission/pod_node_selector.h"
 #include "admission/pod_security_factory.h"
+#include "admission/pod_toleration_restriction.h"
 #include "admission/priority.h"
 #include "admission/pvc_resize.h"
 #include "admission/resource_quota.h"
@@ -130,6 +131,10 @@ StatusOr<ChainBuild> BuildChain(const std::vector<std::string>& enable, const st
       auto pns = NewPodNodeSelectorPlugin(deps);
       if (!pns.ok()) return pns.status();
       plugins.push_back(std::move(*pns));
+    } else if (name == "PodTolerationRestriction" && deps.namespace_lookup) {
+      auto ptr = NewPodTolerationRestrictionPlugin(deps);
+      if (!ptr.ok()) return ptr.status();
+      plugins.push_back(std::move(*ptr));
     } else if (name == "NodeRestriction" && deps.get) {
       plugins.push_back(std::make_unique<NodeRestriction>(deps.get));
     } else if (name == "CertificateApproval" && deps.authorize) {

@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 #include <algorithm>
+#include <cctype>
 #include <limits>
 
 #include "apimachinery/json_write.h"
@@ -13,13 +14,23 @@ namespace json = boost::json;
 
 Status ConfigError(std::string message) { return Status(400, "BadRequest", std::move(message)); }
 
+Status PlainError(std::string message) { return Status(500, "", std::move(message)); }
+
+bool EqualFold(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+  }
+  return true;
+}
+
 Status CheckConfigKind(const json::value& config, const std::vector<std::string>& api_versions, std::string_view kind,
                        std::string_view scheme_name) {
   std::string raw = apimachinery::ToJson(config);
   if (!config.is_object()) {
     if (config.is_null()) return ConfigError("Object 'Kind' is missing in '" + raw + "'");
     return ConfigError("couldn't get version/kind; json parse error: json: cannot unmarshal " +
-                       std::string(config.is_array() ? "array" : GoJsonValueWord(config)) +
+                       GoJsonValueWord(config) +
                        " into Go value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; "
                        "Kind string \"json:\\\"kind,omitempty\\\"\" }");
   }
@@ -39,11 +50,12 @@ Status CheckConfigKind(const json::value& config, const std::vector<std::string>
   return Status();
 }
 
-std::string GoJsonValueWord(const json::value& v) {
+std::string GoJsonValueWord(const json::value& v, bool number_literal) {
   if (v.is_object()) return "object";
   if (v.is_array()) return "array";
   if (v.is_string()) return "string";
   if (v.is_bool()) return "bool";
+  if (!number_literal && v.is_number()) return "number";
   if (v.is_int64()) return "number " + std::to_string(v.get_int64());
   if (v.is_uint64()) return "number " + std::to_string(v.get_uint64());
   if (v.is_double()) return "number " + FormatFloatJson(v.get_double());
@@ -51,7 +63,8 @@ std::string GoJsonValueWord(const json::value& v) {
 }
 
 Status UnmarshalTypeError(const json::value& v, std::string_view go_field, std::string_view go_type) {
-  return ConfigError("json: cannot unmarshal " + GoJsonValueWord(v) + " into Go struct field " + std::string(go_field) +
+  bool integer = go_type.starts_with("int") || go_type.starts_with("uint");
+  return ConfigError("json: cannot unmarshal " + GoJsonValueWord(v, integer) + " into Go struct field " + std::string(go_field) +
                      " of type " + std::string(go_type));
 }
 

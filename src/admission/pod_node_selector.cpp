@@ -4,6 +4,7 @@
 
 #include "admission/builtin_plugins.h"
 #include "admission/default_toleration_seconds.h"
+#include "admission/plugin_config_decode.h"
 #include "apimachinery/errors.h"
 #include "apimachinery/field_errors.h"
 #include "apimachinery/validation.h"
@@ -18,17 +19,6 @@ namespace {
 
 constexpr char kNodeSelectorAnnotation[] = "scheduler.alpha.kubernetes.io/node-selector";
 constexpr char kClusterDefault[] = "clusterDefaultNodeSelector";
-
-// A plain Go error as kube-apiserver answers it: 500 with no reason.
-Status PlainError(std::string message) { return Status(500, "", std::move(message)); }
-
-bool EqualFold(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
-  }
-  return true;
-}
 
 // labels.Conflicts: a key both sets have, with different values.
 bool Conflicts(const LabelSet& a, const LabelSet& b) {

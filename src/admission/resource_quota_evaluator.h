@@ -92,4 +92,8 @@ std::vector<std::shared_ptr<const Evaluator>> EvaluatorsForHard(const std::vecto
 // access reviews) and events (core and events.k8s.io).
 bool IgnoredByQuota(const std::string& group, const std::string& resource);
 
+// kube's qos.ComputePodQOS(pod) == BestEffort: no container or init container requests or limits a
+// positive amount of cpu or memory.
+bool IsBestEffort(const boost::json::object& pod);
+
 }  // namespace capstan::admission::quota

@@ -114,6 +114,8 @@ bool IsTerminating(const json::object& pod) {
   return v && v->is_number() && v->to_number<double>() >= 0;
 }
 
+}  // namespace
+
 // kube's qos.GetPodQOS == BestEffort: no container sets a non-zero cpu or memory request or limit.
 bool IsBestEffort(const json::object& pod) {
   bool any = false;
@@ -129,6 +131,8 @@ bool IsBestEffort(const json::object& pod) {
   ForEachContainer(pod, "initContainers", check);
   return !any;
 }
+
+namespace {
 
 bool CrossNamespaceTerms(const json::value* terms, bool weighted) {
   if (!terms || !terms->is_array()) return false;
