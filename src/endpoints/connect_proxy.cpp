@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "apimachinery/errors.h"
+#include "endpoints/upgrade_proxy.h"
 #include "server/http/upstream.h"
 #include "util/log.h"
 #include "util/strings.h"
@@ -52,31 +53,9 @@ std::string JoinPath(std::string_view a, std::string_view b) {
   return CleanPath(std::string(a) + "/" + std::string(b));
 }
 
-// The message of a client transport error without the client's `Get "url": ` prefix: what a Go
-// RoundTripper (rather than http.Client) reports.
-std::string RoundTripError(const Status& st) {
-  const std::string& m = st.message();
-  size_t q = m.find(" \"");
-  if (q != std::string::npos && q < 8) {
-    size_t end = m.find("\": ", q + 2);
-    if (end != std::string::npos) return m.substr(end + 3);
-  }
-  return m;
-}
-
 bool IsCorsHeader(std::string_view name) {
   return EqualsIgnoreCase(name, "Access-Control-Allow-Credentials") || EqualsIgnoreCase(name, "Access-Control-Allow-Headers") ||
          EqualsIgnoreCase(name, "Access-Control-Allow-Methods") || EqualsIgnoreCase(name, "Access-Control-Allow-Origin");
-}
-
-std::string EncodeQuery(std::vector<std::pair<std::string, std::string>> query) {
-  std::stable_sort(query.begin(), query.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::string out;
-  for (const auto& [k, v] : query) {
-    if (!out.empty()) out += "&";
-    out += PercentEncode(k) + "=" + PercentEncode(v);
-  }
-  return out;
 }
 
 // kube's LocationStreamer (pods/log) as the endpoints' StreamObject writes it.
@@ -173,7 +152,36 @@ Task<void> Proxy(Scope& s, const ConnectLocation& loc, http::StreamingHttpClient
 
 }  // namespace
 
-StatusOr<http::StreamingHttpClient*> ConnectClients::Client(ConnectTransport t) {
+std::string RoundTripError(const Status& st) {
+  const std::string& m = st.message();
+  size_t q = m.find(" \"");
+  if (q != std::string::npos && q < 8) {
+    size_t end = m.find("\": ", q + 2);
+    if (end != std::string::npos) return m.substr(end + 3);
+  }
+  return m;
+}
+
+std::string EncodeQuery(std::vector<std::pair<std::string, std::string>> query) {
+  std::stable_sort(query.begin(), query.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::string out;
+  for (const auto& [k, v] : query) {
+    if (!out.empty()) out += "&";
+    out += PercentEncode(k) + "=" + PercentEncode(v);
+  }
+  return out;
+}
+
+bool IsUpgradeRequest(const http::HttpRequest& req) {
+  for (auto v : req.headers.GetAll("Connection")) {
+    for (const auto& token : Split(v, ',')) {
+      if (EqualsIgnoreCase(TrimSpace(token), "upgrade")) return true;
+    }
+  }
+  return false;
+}
+
+StatusOr<http::HttpClient*> ConnectClients::Base(ConnectTransport t) {
   std::lock_guard lock(mu_);
   auto it = clients_.find(t);
   if (it == clients_.end()) {
@@ -192,9 +200,23 @@ StatusOr<http::StreamingHttpClient*> ConnectClients::Client(ConnectTransport t) 
     if (!c.ok()) return c.status();
     it = clients_.emplace(t, std::move(*c)).first;
   }
-  auto* streaming = dynamic_cast<http::StreamingHttpClient*>(it->second.get());
+  return it->second.get();
+}
+
+StatusOr<http::StreamingHttpClient*> ConnectClients::Client(ConnectTransport t) {
+  auto base = Base(t);
+  if (!base.ok()) return base.status();
+  auto* streaming = dynamic_cast<http::StreamingHttpClient*>(*base);
   if (!streaming) return Status(500, "InternalError", "the HTTP client cannot stream");
   return streaming;
+}
+
+StatusOr<http::UpgradingHttpClient*> ConnectClients::UpgradingClient(ConnectTransport t) {
+  auto base = Base(t);
+  if (!base.ok()) return base.status();
+  auto* upgrading = dynamic_cast<http::UpgradingHttpClient*>(*base);
+  if (!upgrading) return Status(500, "InternalError", "the HTTP client cannot upgrade connections");
+  return upgrading;
 }
 
 std::chrono::milliseconds ConnectClients::HeadTimeout(ConnectTransport t) const {
@@ -231,6 +253,20 @@ std::string RewriteProxyRedirect(std::string_view location, std::string_view bac
 Task<void> ServeConnectLocation(Scope& s, const ConnectLocation& loc, ConnectClients* clients) {
   if (!clients) {
     co_await s.WriteStatus(am::NewServiceUnavailable("no connection to kubelets or pods is configured"));
+    co_return;
+  }
+  const bool upgrade = IsUpgradeRequest(s.http().request);
+  if (loc.mode == ConnectLocation::Mode::kUpgrade && !upgrade) {
+    co_await s.WriteStatus(am::NewBadRequest("Upgrade request required"));
+    co_return;
+  }
+  if (upgrade && loc.mode != ConnectLocation::Mode::kStream) {
+    auto client = clients->UpgradingClient(loc.transport);
+    if (!client.ok()) {
+      co_await s.WriteStatus(client.status());
+      co_return;
+    }
+    co_await ProxyUpgrade(s, loc, **client, clients->HeadTimeout(loc.transport));
     co_return;
   }
   auto client = clients->Client(loc.transport);

@@ -10,8 +10,10 @@
 //   X-Forwarded-Uri added), query and body go to the location's path; the response (hop-by-hop and
 //   CORS headers dropped, a same-host Location rewritten under the proxy path) streams back as it
 //   arrives; GET or HEAD with an empty proxy path is kube's 301 to the path with a slash; a
-//   transport error is kube's 503 "error trying to reach service: ...". Upgrade requests (exec,
-//   attach, port-forward, WebSockets) are not proxied: the storage answers them with a Status.
+//   transport error is kube's 503 "error trying to reach service: ...". An upgrade request goes to
+//   endpoints/upgrade_proxy.h.
+// - kUpgrade (exec, attach, portforward): only upgrade requests (else kube's 400 "Upgrade request
+//   required"), relayed or translated by endpoints/upgrade_proxy.h.
 //
 // ConnectClients holds the HTTP clients of the three transports, made on first use from the
 // kubelet client configuration (--kubelet-client-certificate/-key; --kubelet-certificate-authority,
@@ -43,14 +45,27 @@ class ConnectClients {
       : factory_(factory), config_(std::move(config)) {}
   // The client for a transport; an unusable TLS configuration is an error Status.
   StatusOr<http::StreamingHttpClient*> Client(registry::ConnectTransport t);
+  StatusOr<http::UpgradingHttpClient*> UpgradingClient(registry::ConnectTransport t);
   std::chrono::milliseconds HeadTimeout(registry::ConnectTransport t) const;
 
  private:
+  StatusOr<http::HttpClient*> Base(registry::ConnectTransport t);
   http::HttpClientFactory& factory_;
   const ConnectClientsConfig config_;
   std::mutex mu_;
   std::map<registry::ConnectTransport, std::unique_ptr<http::HttpClient>> clients_;  // GUARDED_BY(mu_)
 };
+
+// Whether the request asks for a connection upgrade (its Connection header has the token "upgrade",
+// kube's httpstream.IsUpgradeRequest).
+bool IsUpgradeRequest(const http::HttpRequest& req);
+
+// The message of a client transport error without the client's `Get "url": ` prefix: what a Go
+// RoundTripper (rather than http.Client) reports.
+std::string RoundTripError(const Status& st);
+
+// A query as Go's url.Values.Encode writes it: keys sorted (stable), percent-encoded.
+std::string EncodeQuery(std::vector<std::pair<std::string, std::string>> query);
 
 // Answers the request from `loc` (see above); clients null: a 503 Status.
 Task<void> ServeConnectLocation(Scope& s, const registry::ConnectLocation& loc, ConnectClients* clients);

@@ -202,12 +202,13 @@ struct ConnectLocation {
   enum class Mode {
     kStream,  // GET url and stream its body as the response (kube's LocationStreamer: pods/log)
     kProxy,   // the client's method, headers, query and body go to url (kube's UpgradeAwareHandler)
+    kUpgrade, // an upgrade request goes to url with `query` (exec, attach, port-forward); nothing else
   };
   Mode mode = Mode::kProxy;
   ConnectTransport transport = ConnectTransport::kProxy;
   std::string base;  // scheme://host[:port]
   std::string path;  // decoded ("/containerLogs/ns/pod/c"; kProxy: what followed the subresource)
-  std::vector<std::pair<std::string, std::string>> query;  // kStream (kProxy passes the client's query)
+  std::vector<std::pair<std::string, std::string>> query;  // kStream, kUpgrade (kProxy passes the client's query)
   // kStream: the response's Content-Type; an upstream error status becomes an API error naming
   // resource and name (kube's GenericHttpResponseChecker).
   std::string content_type;

@@ -200,6 +200,7 @@ std::string SerializeRequest(const http::ClientRequest& req, const http::ParsedU
     out += f.value;
     out += "\r\n";
   }
+  if (req.headers.Has("Upgrade")) out += "Connection: Upgrade\r\n";
   if (!req.body.empty() || (req.method != "GET" && req.method != "HEAD")) {
     out += "Content-Length: " + std::to_string(req.body.size()) + "\r\n";
   }
@@ -212,6 +213,8 @@ struct Outcome {
   StatusOr<http::ClientResponse> result = Status(503, "ServiceUnavailable", "");
   bool retry = false;  // a reused connection failed before any response byte
   bool head_sent = false;  // streaming: the head went to the caller, the rest to the sink
+  std::shared_ptr<Conn> upgraded;  // an upgrade's 101: the connection, and the bytes after the head
+  std::string after_head;
 };
 
 // Streaming (server/http/http_stream.h): where the head goes once parsed, and the sink for the body.
@@ -315,9 +318,9 @@ Task<StatusOr<std::shared_ptr<Conn>>> Dial(ClientState& cs, Exchange& ex, const 
 
 Task<Outcome> Attempt(ClientState& cs, Exchange& ex, const http::ClientRequest& req, const http::ParsedUrl& url,
                       const std::string& key, const std::string& wire, const std::string& prefix,
-                      StreamState* stream) {
+                      StreamState* stream, bool upgrade) {
   Outcome out;
-  auto conn = cs.TakeIdle(key);
+  auto conn = upgrade ? nullptr : cs.TakeIdle(key);
   bool reused = conn != nullptr;
   if (!conn) {
     auto dialed = co_await Dial(cs, ex, url, prefix);
@@ -335,6 +338,7 @@ Task<Outcome> Attempt(ClientState& cs, Exchange& ex, const http::ClientRequest& 
     co_return out;
   }
   ResponseParser parser(req.max_response_bytes, req.method == "HEAD");
+  if (upgrade) parser.AllowSwitch();
   // Streaming: hands the head over once, then every body piece; false when the consumer stopped.
   auto pass_on = [&]() -> bool {
     if (!parser.head_done()) return true;
@@ -388,6 +392,13 @@ Task<Outcome> Attempt(ClientState& cs, Exchange& ex, const http::ClientRequest& 
       }
     }
     if (r == ResponseParser::Result::kDone) pass_on();
+    if (upgrade && parser.head().status == 101) {
+      out.result = parser.Take();
+      out.after_head.assign(buf + consumed, n - consumed);
+      out.upgraded = std::move(conn);
+      ex.conn.reset();
+      co_return out;
+    }
     bool reusable = !conn->closed && parser.keep_alive() && consumed == n;
     out.result = parser.Take();
     ex.conn.reset();
@@ -400,8 +411,12 @@ Task<Outcome> Attempt(ClientState& cs, Exchange& ex, const http::ClientRequest& 
   }
 }
 
+using UpgradeCallback = std::function<void(StatusOr<http::UpgradeResponse>)>;
+std::unique_ptr<http::ByteStream> NewUpgradedStream(std::shared_ptr<ClientState> cs, std::shared_ptr<Conn> conn,
+                                                    std::string after_head);
+
 Task<void> RunExchange(std::shared_ptr<ClientState> cs, http::ClientRequest req, http::ParsedUrl url, Callback cb,
-                       std::shared_ptr<StreamState> stream = nullptr) {
+                       std::shared_ptr<StreamState> stream = nullptr, UpgradeCallback upgraded = nullptr) {
   auto& engine = *cs->engine;
   // Shared with the deadline timer's handler, which may run after the exchange has finished.
   auto ex = std::make_shared<Exchange>(engine.ioc);
@@ -417,8 +432,9 @@ Task<void> RunExchange(std::shared_ptr<ClientState> cs, http::ClientRequest req,
   std::string key = url.scheme + "://" + url.host + ":" + std::to_string(url.port);
   std::string wire = SerializeRequest(req, url, engine.opts.user_agent);
   if (stream) stream->head = cb;
-  Outcome out = co_await Attempt(*cs, *ex, req, url, key, wire, prefix, stream.get());
-  if (out.retry && !ex->cancelled) out = co_await Attempt(*cs, *ex, req, url, key, wire, prefix, stream.get());
+  const bool upgrade = upgraded != nullptr;
+  Outcome out = co_await Attempt(*cs, *ex, req, url, key, wire, prefix, stream.get(), upgrade);
+  if (out.retry && !ex->cancelled) out = co_await Attempt(*cs, *ex, req, url, key, wire, prefix, stream.get(), upgrade);
   if (ex->timed_out) {
     out.result = Status(504, "Timeout", prefix + "context deadline exceeded (Client.Timeout exceeded while awaiting headers)");
   } else if (ex->cancelled && !out.result.ok()) {
@@ -428,14 +444,85 @@ Task<void> RunExchange(std::shared_ptr<ClientState> cs, http::ClientRequest req,
   ex->timer.cancel();
   ex->conn.reset();
   engine.inflight.erase(ex.get());
-  if (out.head_sent) {
+  if (upgrade) {
+    if (!out.result.ok()) {
+      upgraded(out.result.TakeStatus());
+      co_return;
+    }
+    http::UpgradeResponse ur;
+    ur.response = std::move(*out.result);
+    if (out.upgraded) ur.stream = NewUpgradedStream(cs, std::move(out.upgraded), std::move(out.after_head));
+    upgraded(std::move(ur));
+  } else if (out.head_sent) {
     stream->sink.on_end(out.result.ok() ? Status() : out.result.status());
   } else {
     cb(std::move(out.result));
   }
 }
 
-class AsioHttpClient : public http::HttpClient, public http::StreamingHttpClient {
+// The connection after a kubelet's 101: reads and writes run on the engine's thread; the caller
+// resumes on its own executor.
+class UpgradedClientStream : public http::ByteStream {
+ public:
+  UpgradedClientStream(std::shared_ptr<ClientState> cs, std::shared_ptr<Conn> conn, std::string after_head)
+      : cs_(std::move(cs)), conn_(std::move(conn)), pending_(std::move(after_head)) {}
+  ~UpgradedClientStream() override { Close(); }
+
+  Task<std::string> Read() override {
+    if (!pending_.empty()) co_return std::exchange(pending_, std::string());
+    auto cs = cs_;
+    auto conn = conn_;
+    co_return co_await Await<std::string>([cs, conn](std::function<void(std::string)> cb) {
+      bool posted = cs->engine->Post([conn, cb]() mutable { Spawn(ReadInto(conn, std::move(cb))); });
+      if (!posted) cb(std::string());
+    });
+  }
+  Task<bool> Write(std::string data) override {
+    auto cs = cs_;
+    auto conn = conn_;
+    co_return co_await Await<bool>([cs, conn, data = std::move(data)](std::function<void(bool)> cb) mutable {
+      bool posted = cs->engine->Post([conn, data = std::move(data), cb]() mutable {
+        Spawn(WriteFrom(conn, std::move(data), std::move(cb)));
+      });
+      if (!posted) cb(false);
+    });
+  }
+  void Close() override {
+    if (closed_) return;
+    closed_ = true;
+    if (!cs_->engine->Post([conn = conn_] { conn->Close(); })) return;
+  }
+
+ private:
+  static Task<void> ReadInto(std::shared_ptr<Conn> conn, std::function<void(std::string)> cb) {
+    if (conn->closed) {
+      cb(std::string());
+      co_return;
+    }
+    char buf[16384];
+    auto [ec, n] = co_await ReadSome(*conn, buf, sizeof buf);
+    cb(ec ? std::string() : std::string(buf, n));
+  }
+  static Task<void> WriteFrom(std::shared_ptr<Conn> conn, std::string data, std::function<void(bool)> cb) {
+    if (conn->closed) {
+      cb(false);
+      co_return;
+    }
+    cb(!co_await capstan::server::Write(*conn, data));
+  }
+
+  std::shared_ptr<ClientState> cs_;
+  std::shared_ptr<Conn> conn_;
+  std::string pending_;
+  bool closed_ = false;
+};
+
+std::unique_ptr<http::ByteStream> NewUpgradedStream(std::shared_ptr<ClientState> cs, std::shared_ptr<Conn> conn,
+                                                    std::string after_head) {
+  return std::make_unique<UpgradedClientStream>(std::move(cs), std::move(conn), std::move(after_head));
+}
+
+class AsioHttpClient : public http::HttpClient, public http::StreamingHttpClient, public http::UpgradingHttpClient {
  public:
   explicit AsioHttpClient(std::shared_ptr<ClientState> state) : state_(std::move(state)) {}
 
@@ -464,6 +551,20 @@ class AsioHttpClient : public http::HttpClient, public http::StreamingHttpClient
           std::string prefix = GoMethod(req.method) + " " + GoQuote(req.url) + ": ";
           bool posted = state->engine->Post([state, stream, req, url, cb]() mutable {
             Spawn(RunExchange(state, std::move(req), std::move(url), std::move(cb), stream));
+          });
+          if (!posted) cb(Status(503, "ServiceUnavailable", prefix + "the HTTP client is shutting down"));
+        });
+  }
+
+  Task<StatusOr<http::UpgradeResponse>> DoUpgrade(http::ClientRequest req) override {
+    auto url = http::ParseHttpUrl(req.url);
+    if (!url) co_return Status(400, "BadRequest", "parse " + GoQuote(req.url) + ": invalid URL");
+    auto state = state_;
+    co_return co_await Await<StatusOr<http::UpgradeResponse>>(
+        [state, req = std::move(req), url = *url](UpgradeCallback cb) mutable {
+          std::string prefix = GoMethod(req.method) + " " + GoQuote(req.url) + ": ";
+          bool posted = state->engine->Post([state, req, url, cb]() mutable {
+            Spawn(RunExchange(state, std::move(req), std::move(url), nullptr, nullptr, std::move(cb)));
           });
           if (!posted) cb(Status(503, "ServiceUnavailable", prefix + "the HTTP client is shutting down"));
         });

@@ -129,6 +129,11 @@ ResponseParser::Result ResponseParser::Feed(std::string_view in, size_t* consume
         if (!ParseHead(head)) return Fail(error_);
         int code = resp_.status;
         if (code >= 100 && code < 200) {
+          if (code == 101 && allow_switch_) {
+            keep_alive_ = false;
+            state_ = State::kDone;
+            continue;
+          }
           if (code == 101) return Fail("unexpected protocol switch in the response");
           continue;  // interim response: the real one follows
         }

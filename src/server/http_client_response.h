@@ -24,6 +24,9 @@ class ResponseParser {
 
   explicit ResponseParser(size_t max_body_bytes, bool head_request = false)
       : max_body_(max_body_bytes), head_request_(head_request) {}
+  // For a request that asked for an upgrade: a 101 ends the response at its head (what follows belongs
+  // to the switched protocol) instead of being an error.
+  void AllowSwitch() { allow_switch_ = true; }
 
   // Consumes a prefix of `in`; *consumed says how much.
   Result Feed(std::string_view in, size_t* consumed);
@@ -63,6 +66,7 @@ class ResponseParser {
   bool keep_alive_ = true;
   bool started_ = false;
   bool too_large_ = false;
+  bool allow_switch_ = false;
   std::string error_;
 };
 

@@ -258,6 +258,26 @@ Task<bool> Connection::EndStream() {
   co_return co_await WriteAll("0\r\n\r\n");
 }
 
+Task<http::ByteStream*> Connection::Upgrade(http::Headers headers) {
+  if (started_) co_return nullptr;
+  started_ = true;
+  status_ = 101;
+  keep_alive_ = false;  // the connection ends with the upgraded exchange
+  std::string out = "HTTP/1.1 101 Switching Protocols\r\n";
+  AppendHeaders(out, headers);
+  out += "\r\n";
+  if (!co_await WriteAll(std::move(out))) co_return nullptr;
+  upgraded_ = std::make_unique<Upgraded>(*this);
+  co_return upgraded_.get();
+}
+
+Task<std::string> Connection::Upgraded::Read() {
+  if (c_.inbuf_.empty() && !c_.closed_) {
+    if (co_await c_.ReadMore()) co_return std::string();
+  }
+  co_return std::exchange(c_.inbuf_, std::string());
+}
+
 Task<void> Connection::RespondParseError(int status, const std::string& msg) {
   keep_alive_ = false;
   started_ = false;

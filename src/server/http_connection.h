@@ -2,7 +2,7 @@
 // speaks what ALPN chose: HTTP/2 through server/http2_connection.h, otherwise HTTP/1.1 here, where the
 // connection itself is the ResponseWriter of its one request at a time (keep-alive, chunked streaming,
 // a background read during streamed responses that notices a client going away and cancels the
-// request, the idle/slow-header/handshake deadlines of one timer, 100-continue, the 413 drain).
+// request, 101 upgrades that hand the connection to the handler (exec, attach, port-forward), the idle/slow-header/handshake deadlines of one timer, 100-continue, the 413 drain).
 // Owned by shared_ptr from the coroutine that runs it; registered in its IoThread's set for shutdown.
 // Only for src/server/ translation units (Asio). Thread-safety: everything on its I/O thread.
 #pragma once
@@ -38,6 +38,7 @@ class Connection : public http::ResponseWriter, public std::enable_shared_from_t
   Task<bool> StartStream(int status, http::Headers headers) override;
   Task<bool> WriteChunk(std::string data) override;
   Task<bool> EndStream() override;
+  Task<http::ByteStream*> Upgrade(http::Headers headers) override;
   bool started() const override { return started_; }
   int status() const override { return status_; }
 
@@ -50,6 +51,17 @@ class Connection : public http::ResponseWriter, public std::enable_shared_from_t
     void await_resume() const {}
   };
 
+  // The connection after a 101, for the handler that upgraded it.
+  class Upgraded : public http::ByteStream {
+   public:
+    explicit Upgraded(Connection& c) : c_(c) {}
+    Task<std::string> Read() override;
+    Task<bool> Write(std::string data) override { co_return co_await c_.WriteAll(std::move(data)); }
+    void Close() override { c_.CloseSocket(); }
+
+   private:
+    Connection& c_;
+  };
   Task<bool> WriteAll(std::string data);
   Task<boost::system::error_code> ReadMore();
   void StartBackgroundRead();
@@ -94,6 +106,7 @@ class Connection : public http::ResponseWriter, public std::enable_shared_from_t
   bool stream_ended_ = false;
   bool write_failed_ = false;
   int status_ = 0;
+  std::unique_ptr<Upgraded> upgraded_;  // set once the handler took the connection over
 };
 
 }  // namespace capstan::server

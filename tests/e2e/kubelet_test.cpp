@@ -2,9 +2,15 @@
 // The fake kubelet is an HTTPS server with its own CA on the machine's non-loopback address (kube
 // refuses loopback node and pod addresses); it answers only requests that present the kubelet client
 // certificate Capstan was given. A second fake kubelet, with a certificate Capstan does not trust,
-// stands for a kubelet whose serving certificate cannot be verified. Driven with kubectl 1.32.
+// stands for a kubelet whose serving certificate cannot be verified. Driven with kubectl 1.32 (exec
+// and port-forward also with 1.27, which speaks SPDY only, and 1.33).
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -15,6 +21,7 @@
 
 #include "cmd/pki.h"
 #include "e2e_util.h"
+#include "fake_kubelet_streams.h"
 #include "test_servers.h"
 #include "server/http_server.h"
 
@@ -52,6 +59,7 @@ class FakeKubelet {
   int port() const { return server_->port(); }
   std::string ca_file() const { return dir_ + "/ca.crt"; }
   KubeletSeen& seen() { return seen_; }
+  StreamsSeen& streams() { return streams_; }
 
  private:
   Task<void> Serve(http::RequestContext& ctx) {
@@ -72,6 +80,10 @@ class FakeKubelet {
       r.status = 401;
       r.body = "Unauthorized";
       co_await ctx.writer->Respond(std::move(r));
+      co_return;
+    }
+    if (IsStreamingPath(req.path)) {
+      co_await ServeStreaming(ctx, streams_);
       co_return;
     }
     {
@@ -127,8 +139,31 @@ class FakeKubelet {
   std::string dir_, client_der_;
   std::unique_ptr<server::HttpServer> server_;
   KubeletSeen seen_;
+  StreamsSeen streams_;
   bool ok_ = false;
 };
+
+// Sends `bytes` to 127.0.0.1:port, ends the sending half, and reads until the other side closes.
+std::string SendAndHalfClose(int port, const std::string& bytes) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd < 0 || connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    if (fd >= 0) close(fd);
+    return "";
+  }
+  timeval tv{10, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  (void)!write(fd, bytes.data(), bytes.size());
+  shutdown(fd, SHUT_WR);
+  std::string out;
+  char buf[4096];
+  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) out.append(buf, static_cast<size_t>(n));
+  close(fd);
+  return out;
+}
 
 std::string Node(const std::string& name) {
   return "apiVersion: v1\nkind: Node\nmetadata:\n  name: " + name + "\n";
@@ -325,6 +360,75 @@ TEST_F(KubeletE2eTest, UsersNeedTheSubresourceVerbs) {
   EXPECT_TRUE(Contains(proxy.err, "cannot get resource \"nodes/proxy\" in API group \"\" at the cluster scope")) << proxy.err;
   std::lock_guard lock(kubelet_->seen().mu);
   EXPECT_TRUE(kubelet_->seen().requests.empty());
+}
+
+// exec and attach: kubectl 1.27 speaks SPDY, 1.32 and 1.33 first ask for a WebSocket (v5.channel.k8s.io).
+TEST_F(KubeletE2eTest, ExecAndAttachReachTheContainer) {
+  for (const std::string minor : {"27", "32", "33"}) {
+    SCOPED_TRACE("kubectl 1." + minor);
+    auto echo = server_->Kubectl({"exec", "web", "-c", "app", "--", "echo", "hello", "world"}, "", minor);
+    ASSERT_EQ(echo.exit_code, 0) << echo.err;
+    EXPECT_EQ(echo.out, "hello world\n");
+    auto cat = server_->Kubectl({"exec", "-i", "web", "-c", "app", "--", "cat"}, "line one\nline two\n", minor);
+    ASSERT_EQ(cat.exit_code, 0) << cat.err;
+    EXPECT_EQ(cat.out, "line one\nline two\n");
+    auto warn = server_->Kubectl({"exec", "web", "-c", "app", "--", "warn", "careful"}, "", minor);
+    EXPECT_EQ(warn.exit_code, 0) << warn.err;
+    EXPECT_EQ(warn.out, "");
+    EXPECT_EQ(warn.err, "careful\n");
+    // The exit code comes back through the error stream's Status.
+    auto fail = server_->Kubectl({"exec", "web", "-c", "app", "--", "exit", "3"}, "", minor);
+    EXPECT_EQ(fail.exit_code, 3) << fail.err;
+    EXPECT_TRUE(Contains(fail.err, "command terminated with exit code 3")) << fail.err;
+    auto attach = server_->Kubectl({"attach", "-i", "web", "-c", "app"}, "typed\n", minor);
+    EXPECT_EQ(attach.exit_code, 0) << attach.err;
+    EXPECT_TRUE(Contains(attach.out, "typed\n")) << attach.out;
+  }
+  std::lock_guard lock(kubelet_->streams().mu);
+  ASSERT_FALSE(kubelet_->streams().requests.empty());
+  // kube's streamParams: the kubelet's names for the streams, sorted, then the command.
+  EXPECT_TRUE(Contains(kubelet_->streams().requests[0],
+                       "POST /exec/default/web/app?command=echo&command=hello&command=world&error=1&output=1 SPDY/3.1"))
+      << kubelet_->streams().requests[0];
+  EXPECT_EQ(kubelet_->seen().refused, 0);
+}
+
+TEST_F(KubeletE2eTest, ExecNeedsAnUpgradeAndAScheduledPod) {
+  auto plain = Kubectl({"create", "--raw", "/api/v1/namespaces/default/pods/web/exec?container=app&command=ls&stdout=true", "-f", "-"}, "{}");
+  EXPECT_NE(plain.exit_code, 0);
+  EXPECT_TRUE(Contains(plain.err, "Upgrade request required")) << plain.err;
+  ASSERT_EQ(Kubectl({"apply", "-f", "-"}, "apiVersion: v1\nkind: Pod\nmetadata:\n  name: pending\nspec:\n  containers:\n  - name: c\n    image: x\n").exit_code, 0);
+  auto pending = Kubectl({"exec", "pending", "--", "ls"});
+  EXPECT_NE(pending.exit_code, 0);
+  EXPECT_TRUE(Contains(pending.err, "pod pending does not have a host assigned")) << pending.err;
+  auto user = Kubectl({"create", "--raw", "/api/v1/namespaces/default/pods/web/exec?container=app&command=ls", "--as=dev", "-f", "-"}, "{}");
+  EXPECT_TRUE(Contains(user.err, "cannot create resource \"pods/exec\"")) << user.err;
+}
+
+// port-forward: kubectl 1.27 over SPDY, 1.32 and 1.33 first over WebSocket tunnelling.
+TEST_F(KubeletE2eTest, PortForwardCarriesBytesBothWays) {
+  // kubectl forwards only to a running pod.
+  ASSERT_EQ(Kubectl({"patch", "pod", "web", "--subresource=status", "--type=merge", "-p", R"({"status":{"phase":"Running"}})"}).exit_code, 0);
+  for (const std::string minor : {"27", "32", "33"}) {
+    SCOPED_TRACE("kubectl 1." + minor);
+    std::string cmd = KubectlPath(minor) + " --kubeconfig " + server_->kubeconfig() + " port-forward pod/web :8080 2>&1";
+    FILE* f = popen(cmd.c_str(), "r");
+    ASSERT_NE(f, nullptr);
+    char line[4096];
+    std::string first = fgets(line, sizeof line, f) ? line : "";
+    // "Forwarding from 127.0.0.1:PORT -> 8080"
+    size_t colon = first.find("127.0.0.1:");
+    ASSERT_NE(colon, std::string::npos) << first;
+    int port = std::stoi(first.substr(colon + 10));
+    std::string back = SendAndHalfClose(port, "ping over the tunnel\n");
+    EXPECT_EQ(back, "ping over the tunnel\n");
+    std::string again = SendAndHalfClose(port, "second connection\n");
+    EXPECT_EQ(again, "second connection\n");
+    RunCommand({"pkill", "-f", "port-forward pod/web :8080"});
+    pclose(f);
+  }
+  std::lock_guard lock(kubelet_->streams().mu);
+  EXPECT_TRUE(std::count(kubelet_->streams().stream_types.begin(), kubelet_->streams().stream_types.end(), "data:8080") >= 6);
 }
 
 }  // namespace

@@ -3,9 +3,10 @@
 // the streaming subresources pods/log, exec, attach, portforward and proxy. pods/log names the node's
 // kubelet (kube's LogLocation: 204 for a pod without a node) and pods/proxy the pod's address (400
 // "address not allowed" without a global unicast pod IP); the endpoints layer streams or proxies
-// from there (endpoints/connect_proxy.h). exec, attach and portforward need an upgraded, streamed
-// connection to the kubelet, which Capstan does not make yet: they validate as kube does (400 "pod x
-// does not have a host assigned"; a scheduled pod's missing node: 404) and then answer a 500.
+// from there (endpoints/connect_proxy.h). exec, attach and portforward validate as kube does (400 "pod
+// x does not have a host assigned"; a scheduled pod's missing node: 404) and name the kubelet's
+// /exec, /attach or /portForward path with kube's streamParams query, for an upgraded connection
+// (endpoints/upgrade_proxy.h).
 #include <algorithm>
 #include <charconv>
 
@@ -403,6 +404,7 @@ class PodStreamStore : public registry::Connecter {
     std::string node = StrOf(PathAt(*pod, {"spec", "nodeName"}));
     auto no_host = [&]() { return am::NewBadRequest("pod " + name + " does not have a host assigned"); };
     std::string path;
+    std::vector<std::pair<std::string, std::string>> query;
     switch (kind_) {
       case StreamKind::kLog: {
         ErrorList errs;
@@ -460,12 +462,30 @@ class PodStreamStore : public registry::Connecter {
         if (!container.ok()) co_return container.TakeStatus();
         if (node.empty()) co_return no_host();
         path = std::string(kind_ == StreamKind::kExec ? "/exec/" : "/attach/") + ctx.namespace_ + "/" + name + "/" + *container;
+        // kube's streamParams: the kubelet's names for the streams, as "1", then the command.
+        for (auto [option, param] : {std::pair{"stdin", "input"}, {"stdout", "output"}, {"stderr", "error"}, {"tty", "tty"}}) {
+          if (QueryBool(req, option)) query.emplace_back(param, "1");
+        }
+        if (kind_ == StreamKind::kExec) {
+          for (const auto& [k, v] : req.query) {
+            if (k == "command") query.emplace_back("command", v);
+          }
+        }
         break;
       }
-      case StreamKind::kPortForward:
+      case StreamKind::kPortForward: {
         if (node.empty()) co_return no_host();
         path = "/portForward/" + ctx.namespace_ + "/" + name;
+        std::vector<std::string> ports;
+        for (const auto& [k, v] : req.query) {
+          if (k != "ports") continue;
+          auto n = QueryInt(registry::ConnectRequest{"", "", {{k, v}}, false}, "ports");
+          if (!n.ok()) co_return n.TakeStatus();
+          ports.push_back(std::to_string(**n));
+        }
+        if (!ports.empty()) query.emplace_back("port", Join(ports, ","));
         break;
+      }
       case StreamKind::kProxy: {
         // kube's pod ResourceLocation: the first container port when none is named.
         std::string port = id_port;
@@ -499,8 +519,17 @@ class PodStreamStore : public registry::Connecter {
     }
     auto kubelet = co_await FindKubelet(*pods_->config().storage, prefix_, kubelet_, node);
     if (!kubelet.ok()) co_return kubelet.TakeStatus();
-    co_return am::NewInternalError("error dialing backend: " + kubelet->Base() + path +
-                                   ": streaming connections to kubelets (exec, attach, port-forward) are not supported by this server");
+    registry::ConnectLocation loc;
+    loc.mode = registry::ConnectLocation::Mode::kUpgrade;
+    loc.transport = registry::ConnectTransport::kKubelet;
+    loc.base = kubelet->Base();
+    loc.path = std::move(path);
+    loc.query = std::move(query);
+    loc.resource = info_.GroupResource();
+    loc.name = name;
+    registry::ConnectResponse r;
+    r.location = std::move(loc);
+    co_return r;
   }
 
  private:

@@ -32,6 +32,10 @@ class ForwardingWriter : public ResponseWriter {
     co_return co_await inner_.WriteChunk(std::move(data));
   }
   Task<bool> EndStream() override { co_return co_await inner_.EndStream(); }
+  Task<ByteStream*> Upgrade(Headers headers) override {
+    Start(101, headers);
+    co_return co_await inner_.Upgrade(std::move(headers));
+  }
   bool started() const override { return inner_.started(); }
   int status() const override { return inner_.status(); }
 

@@ -12,8 +12,10 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 
+#include "server/http/byte_stream.h"
 #include "server/http/http_client.h"
 
 namespace capstan::http {
@@ -27,6 +29,22 @@ class StreamingHttpClient {
  public:
   virtual ~StreamingHttpClient() = default;
   virtual Task<StatusOr<ClientResponse>> DoStream(ClientRequest req, StreamSink sink) = 0;
+};
+
+// An upgraded request (exec, attach and port-forward at a kubelet): DoUpgrade sends the request (its
+// Upgrade header names the protocol; the client adds "Connection: Upgrade") on a new connection and
+// resumes once the response's head has arrived. A 101 hands the connection over as `stream` (no
+// timeout applies to it from then on; head_timeout, or else timeout, covers the way to the head); any
+// other answer is read whole into `response`, as Do() reads it. Implemented next to DoStream.
+struct UpgradeResponse {
+  ClientResponse response;
+  std::unique_ptr<ByteStream> stream;  // set for a 101
+};
+
+class UpgradingHttpClient {
+ public:
+  virtual ~UpgradingHttpClient() = default;
+  virtual Task<StatusOr<UpgradeResponse>> DoUpgrade(ClientRequest req) = 0;
 };
 
 }  // namespace capstan::http

@@ -4,7 +4,8 @@
 // The server creates a RequestContext per request and owns it until the handler chain's Task has
 // finished; filters add what they learn (request info, user, audit id), handlers answer through the
 // ResponseWriter. A response is either one complete HttpResponse (Respond) or a chunked stream
-// (StartStream / WriteChunk / EndStream, for watches and large lists). Once the request has timed out
+// (StartStream / WriteChunk / EndStream, for watches and large lists), or a 101 that hands the
+// connection over to the handler (Upgrade). Once the request has timed out
 // the writer drops later writes, so a handler that finishes late cannot corrupt the connection.
 // Thread-safety: a context is used by one coroutine at a time, on its connection's I/O thread;
 // Cancel() may be called from that thread only.
@@ -19,6 +20,7 @@
 
 #include "apimachinery/request_scope.h"
 #include "apimachinery/status.h"
+#include "server/http/byte_stream.h"
 #include "server/http/headers.h"
 #include "server/http/http_request.h"
 #include "server/http/request_info.h"
@@ -42,6 +44,11 @@ class ResponseWriter {
   virtual Task<bool> StartStream(int status, Headers headers) = 0;
   virtual Task<bool> WriteChunk(std::string data) = 0;
   virtual Task<bool> EndStream() = 0;
+  // Answers 101 Switching Protocols with `headers` (nothing else is added: what a backend answered
+  // goes on as it was) and hands over the connection; the bytes the client sent after the request's
+  // head are the first Read. It stays the handler's until the handler returns, then it is closed.
+  // nullptr where a connection cannot be taken over (HTTP/2, a response already started).
+  virtual Task<ByteStream*> Upgrade(Headers /*headers*/) { co_return nullptr; }
   // True once any response bytes were sent (or dropped after a timeout).
   virtual bool started() const = 0;
   // The status code of the response sent, 0 before.

@@ -1,0 +1,170 @@
+#include "fake_kubelet_streams.h"
+
+#include <map>
+#include <optional>
+#include <set>
+
+#include "server/http/spdy_connection.h"
+#include "util/strings.h"
+
+namespace capstan::e2e {
+
+namespace {
+
+using http::spdy::Frame;
+using http::spdy::FrameType;
+
+bool HasValue(const http::Headers& h, std::string_view name, std::string_view value) {
+  for (auto v : h.GetAll(name)) {
+    for (const auto& part : Split(v, ',')) {
+      if (EqualsIgnoreCase(TrimSpace(part), value)) return true;
+    }
+  }
+  return false;
+}
+
+std::string ExitStatus(int code, const std::vector<std::string>& command) {
+  if (code == 0) return R"({"metadata":{},"status":"Success"})";
+  std::string n = std::to_string(code);
+  return R"({"metadata":{},"status":"Failure","message":"command terminated with non-zero exit code: error executing command [)" +
+         Join(command, " ") + "], exit code " + n + R"(","reason":"NonZeroExitCode","details":{"causes":[{"reason":"ExitCode","message":")" +
+         n + R"("}]}})";
+}
+
+// remotecommand v4, server side.
+Task<void> Exec(http::SpdyConnection& conn, const http::HttpRequest& req, bool attach, StreamsSeen& seen) {
+  auto flag = [&](const char* k) { return req.query.Get(k) == std::optional<std::string>("1"); };
+  const bool tty = flag("tty");
+  std::set<std::string> want = {"error"};
+  if (flag("input")) want.insert("stdin");
+  if (flag("output")) want.insert("stdout");
+  if (flag("error") && !tty) want.insert("stderr");
+  if (tty) want.insert("resize");
+  std::vector<std::string> command;
+  for (const auto& [k, vs] : req.query.values()) {
+    if (k == "command") command = vs;
+  }
+  std::map<std::string, uint32_t> ids;  // stream type -> id
+  std::map<uint32_t, std::string> types;
+  std::string stdin_data;
+  bool stdin_done = !want.count("stdin");
+  bool started = false;
+  int exit_code = 0;
+  auto run = [&]() -> Task<void> {
+    std::string out, err;
+    const std::string verb = command.empty() ? "" : command[0];
+    if (attach || verb == "cat") {
+      out = stdin_data;
+    } else if (verb == "echo") {
+      out = Join(std::vector<std::string>(command.begin() + 1, command.end()), " ") + "\n";
+    } else if (verb == "warn") {
+      err = (command.size() > 1 ? command[1] : "") + "\n";
+    } else if (verb == "exit") {
+      exit_code = command.size() > 1 ? std::stoi(command[1]) : 1;
+    } else {
+      err = "exec: \"" + verb + "\": executable file not found\n";
+      exit_code = 127;
+    }
+    if (ids.count("stdout")) co_await conn.Data(ids["stdout"], out, true);
+    if (ids.count("stderr")) co_await conn.Data(ids["stderr"], err, true);
+    co_await conn.Data(ids["error"], ExitStatus(exit_code, command), true);
+    co_await conn.GoAway(0);
+  };
+  while (auto f = co_await conn.Next()) {
+    if (f->type == FrameType::kSynStream) {
+      std::string type(f->Header("streamtype"));
+      {
+        std::lock_guard lock(seen.mu);
+        seen.stream_types.push_back(type);
+      }
+      ids[type] = f->stream_id;
+      types[f->stream_id] = type;
+      co_await conn.SynReply(f->stream_id);
+    } else if (f->type == FrameType::kData) {
+      const std::string& type = types[f->stream_id];
+      if (type == "stdin") {
+        stdin_data += f->data;
+        if (f->flags & http::spdy::kFlagFin) stdin_done = true;
+      } else if (type == "resize" && !f->data.empty()) {
+        std::lock_guard lock(seen.mu);
+        seen.resizes.push_back(f->data);
+      }
+    } else if (f->type == FrameType::kRstStream && types[f->stream_id] == "stdin") {
+      stdin_done = true;
+    }
+    bool all = true;
+    for (const auto& w : want) all = all && ids.count(w);
+    if (!started && all && stdin_done) {
+      started = true;
+      co_await run();
+      break;
+    }
+  }
+  conn.Close();
+}
+
+// portforward.k8s.io, server side: every data stream echoes what it receives.
+Task<void> PortForward(http::SpdyConnection& conn, StreamsSeen& seen) {
+  std::map<uint32_t, std::string> types;
+  std::map<uint32_t, std::string> request_of;       // stream id -> requestid
+  std::map<std::string, uint32_t> error_stream_of;  // requestid -> its error stream
+  while (auto f = co_await conn.Next()) {
+    if (f->type == FrameType::kSynStream) {
+      std::string type(f->Header("streamtype"));
+      {
+        std::lock_guard lock(seen.mu);
+        seen.stream_types.push_back(type + ":" + std::string(f->Header("port")));
+      }
+      types[f->stream_id] = type;
+      request_of[f->stream_id] = std::string(f->Header("requestid"));
+      if (type == "error") error_stream_of[request_of[f->stream_id]] = f->stream_id;
+      co_await conn.SynReply(f->stream_id);
+    } else if (f->type == FrameType::kData && types[f->stream_id] == "data") {
+      bool fin = (f->flags & http::spdy::kFlagFin) != 0;
+      if (!f->data.empty() || fin) co_await conn.Data(f->stream_id, f->data, fin);
+      // The connection to the port ended: so does its error stream, with nothing to report.
+      auto err = error_stream_of.find(request_of[f->stream_id]);
+      if (fin && err != error_stream_of.end()) co_await conn.Data(err->second, "", true);
+    }
+  }
+  conn.Close();
+}
+
+}  // namespace
+
+bool IsStreamingPath(const std::string& path) {
+  return path.starts_with("/exec/") || path.starts_with("/attach/") || path.starts_with("/portForward/");
+}
+
+Task<void> ServeStreaming(http::RequestContext& ctx, StreamsSeen& seen) {
+  const auto& req = ctx.request;
+  const bool spdy = HasValue(req.headers, "Upgrade", "SPDY/3.1") && HasValue(req.headers, "Connection", "Upgrade");
+  {
+    std::lock_guard lock(seen.mu);
+    seen.requests.push_back(req.method + " " + req.target + " " + std::string(req.headers.Get("Upgrade")));
+  }
+  const bool port_forward = req.path.starts_with("/portForward/");
+  const char* protocol = port_forward ? "portforward.k8s.io" : "v4.channel.k8s.io";
+  if (!spdy || !HasValue(req.headers, "X-Stream-Protocol-Version", protocol)) {
+    http::HttpResponse r;
+    r.status = 400;
+    r.headers.Set("Content-Type", "text/plain; charset=utf-8");
+    r.body = spdy ? "unable to upgrade: unable to negotiate protocol\n" : "this kubelet speaks SPDY/3.1 only\n";
+    co_await ctx.writer->Respond(std::move(r));
+    co_return;
+  }
+  http::Headers h;
+  h.Set("Connection", "Upgrade");
+  h.Set("Upgrade", "SPDY/3.1");
+  h.Set("X-Stream-Protocol-Version", protocol);
+  http::ByteStream* io = co_await ctx.writer->Upgrade(std::move(h));
+  if (!io) co_return;
+  http::SpdyConnection conn(*io);
+  if (port_forward) {
+    co_await PortForward(conn, seen);
+  } else {
+    co_await Exec(conn, req, req.path.starts_with("/attach/"), seen);
+  }
+}
+
+}  // namespace capstan::e2e
