@@ -4,6 +4,8 @@
 #include <limits>
 
 #include "apimachinery/errors.h"
+#include "endpoints/stream_translator.h"
+#include "endpoints/stream_tunnel.h"
 #include "endpoints/upgrade_proxy.h"
 #include "server/http/upstream.h"
 #include "util/log.h"
@@ -266,7 +268,15 @@ Task<void> ServeConnectLocation(Scope& s, const ConnectLocation& loc, ConnectCli
       co_await s.WriteStatus(client.status());
       co_return;
     }
-    co_await ProxyUpgrade(s, loc, **client, clients->HeadTimeout(loc.transport));
+    const auto head = clients->HeadTimeout(loc.transport);
+    const auto& req = s.http().request;
+    if (loc.translation == ConnectLocation::Translation::kRemoteCommand && WantsStreamTranslation(req)) {
+      co_await TranslateRemoteCommand(s, loc, **client, head);
+    } else if (loc.translation == ConnectLocation::Translation::kPortForward && WantsTunnel(req)) {
+      co_await TunnelPortForward(s, loc, **client, head);
+    } else {
+      co_await ProxyUpgrade(s, loc, **client, head);
+    }
     co_return;
   }
   auto client = clients->Client(loc.transport);

@@ -21,9 +21,13 @@ Task<void> Splice(http::ByteStream& a, http::ByteStream& b) {
   });
 }
 
-Task<std::optional<http::UpgradeResponse>> DialUpgrade(Scope& s, http::UpgradingHttpClient& client, std::string url,
-                                                       std::chrono::milliseconds head) {
-  const http::HttpRequest& in = s.http().request;
+std::string LocationUrl(const registry::ConnectLocation& loc) {
+  std::string url = loc.base + EscapeUrlPath(loc.path);
+  if (std::string q = EncodeQuery(loc.query); !q.empty()) url += "?" + q;
+  return url;
+}
+
+http::ClientRequest ForwardedUpgradeRequest(const http::HttpRequest& in, std::string url) {
   http::ClientRequest req;
   req.method = in.method;
   req.url = std::move(url);
@@ -36,7 +40,10 @@ Task<std::optional<http::UpgradeResponse>> DialUpgrade(Scope& s, http::Upgrading
     req.headers.Set("X-Forwarded-For", xff);
   }
   req.body = in.body;
-  req.timeout = head;
+  return req;
+}
+
+Task<std::optional<http::UpgradeResponse>> DialUpgrade(Scope& s, http::UpgradingHttpClient& client, http::ClientRequest req) {
   req.max_response_bytes = 1 << 20;
   auto up = co_await client.DoUpgrade(std::move(req));
   if (!up.ok()) {
@@ -65,9 +72,9 @@ Task<std::optional<http::UpgradeResponse>> DialUpgrade(Scope& s, http::Upgrading
 
 Task<void> ProxyUpgrade(Scope& s, const registry::ConnectLocation& loc, http::UpgradingHttpClient& client,
                         std::chrono::milliseconds head) {
-  std::string url = loc.base + EscapeUrlPath(loc.path);
-  if (std::string q = EncodeQuery(loc.query); !q.empty()) url += "?" + q;
-  auto up = co_await DialUpgrade(s, client, url, head);
+  http::ClientRequest req = ForwardedUpgradeRequest(s.http().request, LocationUrl(loc));
+  req.timeout = head;
+  auto up = co_await DialUpgrade(s, client, std::move(req));
   if (!up) co_return;
   http::ByteStream* down = co_await s.http().writer->Upgrade(up->response.headers);
   if (!down) co_return;

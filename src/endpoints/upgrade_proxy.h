@@ -21,9 +21,15 @@ namespace capstan::endpoints {
 // Relays bytes both ways until one side ends, then closes both.
 Task<void> Splice(http::ByteStream& a, http::ByteStream& b);
 
-// Dials `url` with the client's upgrade request; an error is already answered to the client.
-Task<std::optional<http::UpgradeResponse>> DialUpgrade(Scope& s, http::UpgradingHttpClient& client, std::string url,
-                                                       std::chrono::milliseconds head);
+// The location's URL: base, escaped path, and its query as url.Values.Encode writes it.
+std::string LocationUrl(const registry::ConnectLocation& loc);
+
+// What a proxy sends on for the client's upgrade request: its method, headers (credentials and the
+// hop-by-hop ones but Upgrade dropped), body, and X-Forwarded-For.
+http::ClientRequest ForwardedUpgradeRequest(const http::HttpRequest& in, std::string url);
+
+// Dials with `req`; a transport error, a refusal or a non-101 is answered to the client here (nullopt).
+Task<std::optional<http::UpgradeResponse>> DialUpgrade(Scope& s, http::UpgradingHttpClient& client, http::ClientRequest req);
 
 Task<void> ProxyUpgrade(Scope& s, const registry::ConnectLocation& loc, http::UpgradingHttpClient& client,
                         std::chrono::milliseconds head);

@@ -212,6 +212,10 @@ struct ConnectLocation {
   // kStream: the response's Content-Type; an upstream error status becomes an API error naming
   // resource and name (kube's GenericHttpResponseChecker).
   std::string content_type;
+  // kUpgrade: the WebSocket requests Capstan answers itself rather than relays (kube's
+  // TranslatingHandler): v5.channel.k8s.io for exec and attach, SPDY tunnelling for port-forward.
+  enum class Translation { kNone, kRemoteCommand, kPortForward };
+  Translation translation = Translation::kNone;
   apimachinery::GroupResource resource;
   std::string name;
 };

@@ -212,7 +212,10 @@ class KubeletE2eTest : public ::testing::Test {
       auto st = Kubectl({"patch", "node", node, "--subresource=status", "--type=merge", "-p", NodeStatus(ip_, port)});
       ASSERT_EQ(st.exit_code, 0) << st.err;
     }
-    ASSERT_EQ(Kubectl({"apply", "-f", "-"}, Pod("web", "n1")).exit_code, 0);
+    // Pods wait for the namespace's default service account, which a control loop creates.
+    CommandResult web;
+    PollFor([&] { return (web = Kubectl({"apply", "-f", "-"}, Pod("web", "n1"))).exit_code == 0; });
+    ASSERT_EQ(web.exit_code, 0) << web.err;
     ASSERT_EQ(Kubectl({"apply", "-f", "-"}, Pod("web2", "n2")).exit_code, 0);
   }
 
@@ -391,6 +394,9 @@ TEST_F(KubeletE2eTest, ExecAndAttachReachTheContainer) {
                        "POST /exec/default/web/app?command=echo&command=hello&command=world&error=1&output=1 SPDY/3.1"))
       << kubelet_->streams().requests[0];
   EXPECT_EQ(kubelet_->seen().refused, 0);
+  // The WebSocket clients' streams were translated: the kubelet only ever saw SPDY.
+  for (const auto& r : kubelet_->streams().requests) EXPECT_TRUE(r.ends_with(" SPDY/3.1")) << r;
+  EXPECT_EQ(kubelet_->streams().requests.size(), 15u);
 }
 
 TEST_F(KubeletE2eTest, ExecNeedsAnUpgradeAndAScheduledPod) {
@@ -429,6 +435,9 @@ TEST_F(KubeletE2eTest, PortForwardCarriesBytesBothWays) {
   }
   std::lock_guard lock(kubelet_->streams().mu);
   EXPECT_TRUE(std::count(kubelet_->streams().stream_types.begin(), kubelet_->streams().stream_types.end(), "data:8080") >= 6);
+  // One SPDY connection per kubectl, the WebSocket ones tunnelled: the kubelet never saw a WebSocket.
+  EXPECT_EQ(kubelet_->streams().requests.size(), 3u);
+  for (const auto& r : kubelet_->streams().requests) EXPECT_TRUE(r.ends_with(" SPDY/3.1")) << r;
 }
 
 }  // namespace

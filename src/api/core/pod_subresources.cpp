@@ -525,6 +525,8 @@ class PodStreamStore : public registry::Connecter {
     loc.base = kubelet->Base();
     loc.path = std::move(path);
     loc.query = std::move(query);
+    loc.translation = kind_ == StreamKind::kPortForward ? registry::ConnectLocation::Translation::kPortForward
+                                                        : registry::ConnectLocation::Translation::kRemoteCommand;
     loc.resource = info_.GroupResource();
     loc.name = name;
     registry::ConnectResponse r;
