@@ -181,6 +181,7 @@ TEST(OptInAdmissionE2eTest, ExternalIPsAntiAffinityExtendedResourceTolerationsAn
   EXPECT_NE(patched.exit_code, 0);
   EXPECT_TRUE(Contains(patched.err, "Use of external IPs is denied by admission control")) << patched.err;
 
+  ASSERT_TRUE(server.WaitForDefaultServiceAccount());
   auto zone = server.Kubectl({"create", "-f", "-"},
                              "apiVersion: v1\nkind: Pod\nmetadata: {name: spread}\nspec:\n  containers: [{name: c, image: nginx}]\n"
                              "  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
@@ -272,6 +273,7 @@ TEST(OptInAdmissionE2eTest, OwnerReferencesNeedDeleteAndOwnerFinalizerRights) {
 TEST(BuiltinAdmissionE2eTest, ServiceAccountTolerationsStorageClassPriorityAndLimits) {
   ServerProcess server;
   ASSERT_TRUE(server.ok()) << server.error();
+  ASSERT_TRUE(server.WaitForDefaultServiceAccount());
   auto run = server.Kubectl({"run", "plain", "--image=nginx"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   auto pod = server.Kubectl({"get", "pod", "plain", "-o",

@@ -177,6 +177,10 @@ ServerProcess::~ServerProcess() {
 
 std::string ServerProcess::log() const { return ReadFile(log_path_); }
 
+bool ServerProcess::WaitForDefaultServiceAccount(const std::string& ns, std::chrono::seconds limit) const {
+  return PollFor([&] { return Kubectl({"get", "serviceaccount", "default", "-n", ns}).exit_code == 0; }, limit);
+}
+
 CommandResult ServerProcess::Kubectl(const std::vector<std::string>& args, const std::string& input,
                                      const std::string& minor) const {
   std::vector<std::string> argv = {KubectlPath(minor), "--kubeconfig", kubeconfig()};

@@ -50,6 +50,11 @@ class ServerProcess {
   CommandResult Kubectl(const std::vector<std::string>& args, const std::string& input = "",
                         const std::string& minor = "32") const;
 
+  // Waits until the service-account controller made `ns`'s default ServiceAccount: before that the
+  // ServiceAccount admission plugin refuses pods, as kube's does.
+  bool WaitForDefaultServiceAccount(const std::string& ns = "default",
+                                    std::chrono::seconds limit = std::chrono::seconds(30)) const;
+
   // Sends SIGTERM (or another signal) and waits for the exit; returns the exit status (-1 on timeout).
   int Stop(int sig = 15, std::chrono::seconds timeout = std::chrono::seconds(30));
   pid_t pid() const { return pid_; }

@@ -130,6 +130,8 @@ TEST_F(FeatureGatesTest, RuntimeConfigSwitchesVersionsAndResources) {
 
 TEST_F(FeatureGatesTest, AdmissionControlNamesTheWholePluginSet) {
   const std::string pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: plain\nspec:\n  containers:\n  - name: c\n    image: nginx\n";
+  ASSERT_TRUE(defaults_->WaitForDefaultServiceAccount());
+  ASSERT_TRUE(gated_->WaitForDefaultServiceAccount());
   ASSERT_EQ(defaults_->Kubectl({"create", "-f", "-"}, pod).exit_code, 0);
   ASSERT_EQ(gated_->Kubectl({"create", "-f", "-"}, pod).exit_code, 0);
   const std::vector<std::string> get = {"get", "pod", "plain", "-o", "jsonpath={.spec.tolerations[*].key} {.spec.serviceAccountName}"};

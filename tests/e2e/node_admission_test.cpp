@@ -193,12 +193,12 @@ TEST(NodeAdmissionE2eTest, VolumeProtectionFinalizersAndDeletes) {
                            "  accessModes: [ReadWriteOnce]\n  resources:\n    requests:\n      storage: 1Gi\n")
                 .exit_code,
             0);
-  ASSERT_EQ(server.Kubectl({"create", "-f", "-"},
-                           "apiVersion: v1\nkind: Pod\nmetadata:\n  name: user\nspec:\n  nodeName: n1\n"
-                           "  containers:\n  - name: c\n    image: nginx\n  volumes:\n  - name: v\n"
-                           "    persistentVolumeClaim:\n      claimName: used\n")
-                .exit_code,
-            0);
+  ASSERT_TRUE(server.WaitForDefaultServiceAccount());
+  auto user = server.Kubectl({"create", "-f", "-"},
+                             "apiVersion: v1\nkind: Pod\nmetadata:\n  name: user\nspec:\n  nodeName: n1\n"
+                             "  containers:\n  - name: c\n    image: nginx\n  volumes:\n  - name: v\n"
+                             "    persistentVolumeClaim:\n      claimName: used\n");
+  ASSERT_EQ(user.exit_code, 0) << user.err;
   ASSERT_EQ(server.Kubectl({"delete", "pvc", "used", "--wait=false"}).exit_code, 0);
   std::this_thread::sleep_for(std::chrono::seconds(1));
   auto still = server.Kubectl({"get", "pvc", "used", "-o", "jsonpath={.metadata.deletionTimestamp}|{.metadata.finalizers}"});
