@@ -3,7 +3,9 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <utility>
 
+#include "e2e_util.h"
 #include "server/http/spdy_connection.h"
 #include "util/strings.h"
 
@@ -29,6 +31,29 @@ std::string ExitStatus(int code, const std::vector<std::string>& command) {
   return R"({"metadata":{},"status":"Failure","message":"command terminated with non-zero exit code: error executing command [)" +
          Join(command, " ") + "], exit code " + n + R"(","reason":"NonZeroExitCode","details":{"causes":[{"reason":"ExitCode","message":")" +
          n + R"("}]}})";
+}
+
+// Runs tar or test (kubectl cp's commands) on the machine with the container's paths under `root`:
+// "-C /dir" becomes "-C root/dir"; tar's other absolute paths are taken relative to root, which
+// names the archive members as a container's tar does ("/tmp/f" is "tmp/f").
+CommandResult RunInContainer(const std::string& root, const std::vector<std::string>& command, const std::string& input) {
+  std::vector<std::string> argv = {command[0]};
+  const bool tar = command[0] == "tar";
+  bool in_root = false;
+  for (size_t i = 1; i < command.size(); ++i) {
+    const std::string& a = command[i];
+    if (a == "-C" && i + 1 < command.size()) {
+      argv.insert(argv.end(), {"-C", root + command[++i]});
+    } else if (a.starts_with("/") && tar) {
+      if (!std::exchange(in_root, true)) argv.insert(argv.end(), {"-C", root});
+      argv.push_back(a.substr(1));
+    } else if (a.starts_with("/")) {
+      argv.push_back(root + a);
+    } else {
+      argv.push_back(a);
+    }
+  }
+  return RunCommand(argv, input);
 }
 
 // remotecommand v4, server side.
@@ -61,12 +86,18 @@ Task<void> Exec(http::SpdyConnection& conn, const http::HttpRequest& req, bool a
       err = (command.size() > 1 ? command[1] : "") + "\n";
     } else if (verb == "exit") {
       exit_code = command.size() > 1 ? std::stoi(command[1]) : 1;
+    } else if ((verb == "tar" || verb == "test") && !seen.container_root.empty()) {
+      CommandResult r = RunInContainer(seen.container_root, command, stdin_data);
+      out = std::move(r.out);
+      err = std::move(r.err);
+      exit_code = r.exit_code;
     } else {
       err = "exec: \"" + verb + "\": executable file not found\n";
       exit_code = 127;
     }
-    if (ids.count("stdout")) co_await conn.Data(ids["stdout"], out, true);
+    // stderr first: a process's complaints come before its output ends.
     if (ids.count("stderr")) co_await conn.Data(ids["stderr"], err, true);
+    if (ids.count("stdout")) co_await conn.Data(ids["stdout"], out, true);
     co_await conn.Data(ids["error"], ExitStatus(exit_code, command), true);
     co_await conn.GoAway(0);
   };

@@ -22,6 +22,9 @@ struct StreamsSeen {
   std::vector<std::string> requests;
   std::vector<std::string> stream_types;  // streamtype headers of the SPDY streams opened, in order
   std::vector<std::string> resizes;       // resize messages received
+  // The container's file system: `tar` and `test` (what kubectl cp runs) act on this folder as if it
+  // were "/". Empty: those commands are not found.
+  std::string container_root;
 };
 
 // Serves /exec/..., /attach/... and /portForward/...; false when the path is none of them.

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <string>
@@ -49,6 +50,8 @@ class FakeKubelet {
       : client_der_(std::move(client_der)) {
     dir_ = MakeTempDir("capstan-fake-kubelet");
     WriteServingCertificate(dir_, name, ip);
+    streams_.container_root = dir_ + "/rootfs";
+    std::filesystem::create_directories(streams_.container_root + "/tmp");
     server::HttpServerOptions o = TestServerOptions(dir_);
     o.client_ca_files = {client_ca_file};
     server_ = std::make_unique<server::HttpServer>(o, [this](http::RequestContext& ctx) -> Task<void> { co_await Serve(ctx); });
@@ -58,6 +61,8 @@ class FakeKubelet {
   bool ok() const { return ok_; }
   int port() const { return server_->port(); }
   std::string ca_file() const { return dir_ + "/ca.crt"; }
+  // The folder the container's "/" is (kubectl cp's tar runs in it).
+  const std::string& container_root() const { return streams_.container_root; }
   KubeletSeen& seen() { return seen_; }
   StreamsSeen& streams() { return streams_; }
 
@@ -212,9 +217,8 @@ class KubeletE2eTest : public ::testing::Test {
       auto st = Kubectl({"patch", "node", node, "--subresource=status", "--type=merge", "-p", NodeStatus(ip_, port)});
       ASSERT_EQ(st.exit_code, 0) << st.err;
     }
-    // Pods wait for the namespace's default service account, which a control loop creates.
-    CommandResult web;
-    PollFor([&] { return (web = Kubectl({"apply", "-f", "-"}, Pod("web", "n1"))).exit_code == 0; });
+    ASSERT_TRUE(server_->WaitForDefaultServiceAccount());
+    auto web = Kubectl({"apply", "-f", "-"}, Pod("web", "n1"));
     ASSERT_EQ(web.exit_code, 0) << web.err;
     ASSERT_EQ(Kubectl({"apply", "-f", "-"}, Pod("web2", "n2")).exit_code, 0);
   }
@@ -397,6 +401,40 @@ TEST_F(KubeletE2eTest, ExecAndAttachReachTheContainer) {
   // The WebSocket clients' streams were translated: the kubelet only ever saw SPDY.
   for (const auto& r : kubelet_->streams().requests) EXPECT_TRUE(r.ends_with(" SPDY/3.1")) << r;
   EXPECT_EQ(kubelet_->streams().requests.size(), 15u);
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// kubectl cp is tar through exec: into the container with stdin, out of it with stdout.
+TEST_F(KubeletE2eTest, CpCopiesFilesBothWays) {
+  std::string local = MakeTempDir("capstan-cp");
+  std::string payload;
+  for (int i = 0; i < 20000; ++i) payload += "line " + std::to_string(i) + " of a file copied through exec\n";
+  std::ofstream(local + "/notes.txt", std::ios::binary) << payload;
+  for (const std::string minor : {"27", "32", "33"}) {
+    SCOPED_TRACE("kubectl 1." + minor);
+    const std::string in_pod = "/tmp/notes-" + minor + ".txt";
+    auto to = server_->Kubectl({"cp", local + "/notes.txt", "web:" + in_pod, "-c", "app"}, "", minor);
+    ASSERT_EQ(to.exit_code, 0) << to.err;
+    EXPECT_EQ(ReadFile(kubelet_->container_root() + in_pod), payload);
+    const std::string back = local + "/back-" + minor + ".txt";
+    auto from = server_->Kubectl({"cp", "web:" + in_pod, back, "-c", "app"}, "", minor);
+    ASSERT_EQ(from.exit_code, 0) << from.err;
+    EXPECT_EQ(ReadFile(back), payload);
+  }
+  // A missing source: kubectl cp writes nothing (whether it also prints tar's complaint races with its
+  // exit, in kubectl itself); the same tar through exec reports it and its exit code.
+  for (const std::string minor : {"27", "32", "33"}) {
+    SCOPED_TRACE("kubectl 1." + minor);
+    server_->Kubectl({"cp", "web:/tmp/absent.txt", local + "/absent.txt", "-c", "app"}, "", minor);
+    EXPECT_FALSE(std::filesystem::exists(local + "/absent.txt"));
+    auto tar = server_->Kubectl({"exec", "web", "-c", "app", "--", "tar", "cf", "-", "/tmp/absent.txt"}, "", minor);
+    EXPECT_EQ(tar.exit_code, 2) << tar.err;
+    EXPECT_TRUE(Contains(tar.err, "tmp/absent.txt: Cannot stat")) << tar.err;
+  }
 }
 
 TEST_F(KubeletE2eTest, ExecNeedsAnUpgradeAndAScheduledPod) {
