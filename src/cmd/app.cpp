@@ -539,7 +539,7 @@ Status App::State::MakeConnectClients() {
   }
   cc.kubelet_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(o.kubelet_timeout);
   if (cc.kubelet_timeout.count() <= 0) cc.kubelet_timeout = std::chrono::seconds(5);
-  connect_clients = std::make_unique<endpoints::ConnectClients>(audit->webhook_http(), std::move(cc));
+  connect_clients = std::make_unique<endpoints::ConnectClients>(audit->webhook_http(), std::move(cc), &metrics);
   if (auto c = connect_clients->Client(registry::ConnectTransport::kKubelet); !c.ok()) {
     return Status(400, "BadRequest", "the kubelet client configuration is unusable: " + c.status().message());
   }

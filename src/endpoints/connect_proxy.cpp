@@ -183,6 +183,26 @@ bool IsUpgradeRequest(const http::HttpRequest& req) {
   return false;
 }
 
+StreamProxyMetrics::StreamProxyMetrics(MetricsRegistry* registry) {
+  if (!registry) return;
+  translator_ = &registry->NewCounterVec("apiserver_stream_translator_requests_total",
+                                         "Total number of requests that were handled by the StreamTranslatorProxy, which "
+                                         "processes streaming RemoteCommand/V5",
+                                         {"code"});
+  tunnel_ = &registry->NewCounterVec("apiserver_stream_tunnel_requests_total",
+                                     "Total number of requests that were handled by the StreamTunnelProxy, which processes "
+                                     "streaming PortForward/V2",
+                                     {"code"});
+}
+
+void StreamProxyMetrics::Translated(int code) const {
+  if (translator_) translator_->With({std::to_string(code)})->Inc();
+}
+
+void StreamProxyMetrics::Tunnelled(int code) const {
+  if (tunnel_) tunnel_->With({std::to_string(code)})->Inc();
+}
+
 StatusOr<http::HttpClient*> ConnectClients::Base(ConnectTransport t) {
   std::lock_guard lock(mu_);
   auto it = clients_.find(t);

@@ -17,7 +17,8 @@
 //
 // ConnectClients holds the HTTP clients of the three transports, made on first use from the
 // kubelet client configuration (--kubelet-client-certificate/-key; --kubelet-certificate-authority,
-// none: the kubelet's certificate is not verified, as kube does). Thread-safe.
+// none: the kubelet's certificate is not verified, as kube does), and the stream proxies' metrics.
+// Thread-safe.
 #pragma once
 
 #include <chrono>
@@ -28,6 +29,7 @@
 #include "endpoints/scope.h"
 #include "registry/rest.h"
 #include "server/http/http_stream.h"
+#include "util/metrics.h"
 
 namespace capstan::endpoints {
 
@@ -39,19 +41,35 @@ struct ConnectClientsConfig {
   std::chrono::milliseconds proxy_timeout{40000};
 };
 
+// kube's apiserver_stream_translator_requests_total and apiserver_stream_tunnel_requests_total
+// (label code): the WebSocket exec and attach requests translated to SPDY, and the WebSocket
+// port-forward requests tunnelled, by the HTTP status kube records for each outcome.
+class StreamProxyMetrics {
+ public:
+  explicit StreamProxyMetrics(MetricsRegistry* registry);  // null: nothing is recorded
+  void Translated(int code) const;
+  void Tunnelled(int code) const;
+
+ private:
+  CounterVec* translator_ = nullptr;
+  CounterVec* tunnel_ = nullptr;
+};
+
 class ConnectClients {
  public:
-  ConnectClients(http::HttpClientFactory& factory, ConnectClientsConfig config)
-      : factory_(factory), config_(std::move(config)) {}
+  ConnectClients(http::HttpClientFactory& factory, ConnectClientsConfig config, MetricsRegistry* metrics = nullptr)
+      : factory_(factory), config_(std::move(config)), stream_metrics_(metrics) {}
   // The client for a transport; an unusable TLS configuration is an error Status.
   StatusOr<http::StreamingHttpClient*> Client(registry::ConnectTransport t);
   StatusOr<http::UpgradingHttpClient*> UpgradingClient(registry::ConnectTransport t);
   std::chrono::milliseconds HeadTimeout(registry::ConnectTransport t) const;
+  const StreamProxyMetrics& stream_metrics() const { return stream_metrics_; }
 
  private:
   StatusOr<http::HttpClient*> Base(registry::ConnectTransport t);
   http::HttpClientFactory& factory_;
   const ConnectClientsConfig config_;
+  const StreamProxyMetrics stream_metrics_;
   std::mutex mu_;
   std::map<registry::ConnectTransport, std::unique_ptr<http::HttpClient>> clients_;  // GUARDED_BY(mu_)
 };

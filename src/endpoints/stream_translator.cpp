@@ -23,10 +23,31 @@ namespace {
 constexpr std::string_view kProtocolV5 = "v5.channel.k8s.io";
 constexpr char kStdin = 0, kStdout = 1, kStderr = 2, kError = 3, kResize = 4;
 constexpr unsigned char kStreamClose = 255;
+constexpr std::string_view kNonZeroExitCode = "NonZeroExitCode";
 
-// A Status as encoding/json writes a metav1.Status without its TypeMeta.
-// with_code false: a failure without a code (the translator's exit status).
-std::string GoStatusJson(const Status& st, bool with_code = true) {
+
+Status ExitCodeStatus(const std::string& code) {
+  Status st(1, "NonZeroExitCode", "command terminated with non-zero exit code: command terminated with exit code " + code);
+  st.mutable_details().causes.push_back({"ExitCode", code, ""});
+  return st;
+}
+
+// kube's code for the translator's metric: a command that ran (whatever its exit code) is a 200.
+int TranslatorMetricCode(const Status& st) { return st.ok() || st.reason() == kNonZeroExitCode ? 200 : st.code(); }
+
+}  // namespace
+
+bool WantsStreamTranslation(const http::HttpRequest& req) {
+  if (!ws::IsUpgradeRequest(req)) return false;
+  // kube reads the first Sec-WebSocket-Protocol header's comma list.
+  for (const auto& p : Split(req.headers.Get("Sec-WebSocket-Protocol"), ',')) {
+    if (TrimSpace(p) == kProtocolV5) return true;
+  }
+  return false;
+}
+
+std::string ErrorChannelJson(const Status& st) {
+  const bool with_code = st.reason() != kNonZeroExitCode;
   json::object o;
   o["metadata"] = json::object();
   o["status"] = st.ok() ? "Success" : "Failure";
@@ -57,31 +78,14 @@ std::string GoStatusJson(const Status& st, bool with_code = true) {
   return am::ToJson(o);
 }
 
-Status ExitCodeStatus(const std::string& code) {
-  Status st(1, "NonZeroExitCode", "command terminated with non-zero exit code: command terminated with exit code " + code);
-  st.mutable_details().causes.push_back({"ExitCode", code, ""});
-  return st;
-}
-
-}  // namespace
-
-bool WantsStreamTranslation(const http::HttpRequest& req) {
-  if (!ws::IsUpgradeRequest(req)) return false;
-  // kube reads the first Sec-WebSocket-Protocol header's comma list.
-  for (const auto& p : Split(req.headers.Get("Sec-WebSocket-Protocol"), ',')) {
-    if (TrimSpace(p) == kProtocolV5) return true;
-  }
-  return false;
-}
-
-std::string TranslatedExitStatus(std::string_view error_stream) {
+Status TranslatedExitStatus(std::string_view error_stream) {
   // client-go's errorDecoderV4, then the translator's mapping of its result.
-  if (error_stream.empty()) return GoStatusJson(Status());
+  if (error_stream.empty()) return Status();
   boost::system::error_code ec;
   json::value v = json::parse(error_stream, ec);
   if (ec || !v.is_object()) {
-    return GoStatusJson(am::NewInternalError("error stream protocol error: " + std::string(ec ? ec.message() : "not an object") +
-                                             " in " + GoQuote(error_stream)));
+    return am::NewInternalError("error stream protocol error: " + std::string(ec ? ec.message() : "not an object") +
+                                             " in " + GoQuote(error_stream));
   }
   const json::object& o = v.get_object();
   auto str = [&](const json::object& obj, const char* k) {
@@ -89,12 +93,12 @@ std::string TranslatedExitStatus(std::string_view error_stream) {
     return f && f->is_string() ? std::string(f->get_string()) : std::string();
   };
   std::string status = str(o, "status");
-  if (status == "Success") return GoStatusJson(Status());
-  if (status != "Failure") return GoStatusJson(am::NewInternalError("error stream protocol error: unknown error"));
-  if (str(o, "reason") != "NonZeroExitCode") return GoStatusJson(am::NewInternalError(str(o, "message")));
+  if (status == "Success") return Status();
+  if (status != "Failure") return am::NewInternalError("error stream protocol error: unknown error");
+  if (str(o, "reason") != kNonZeroExitCode) return am::NewInternalError(str(o, "message"));
   const json::value* details = o.if_contains("details");
   if (!details || !details->is_object()) {
-    return GoStatusJson(am::NewInternalError("error stream protocol error: details must be set"));
+    return am::NewInternalError("error stream protocol error: details must be set");
   }
   if (const json::value* causes = details->get_object().if_contains("causes"); causes && causes->is_array()) {
     for (const auto& c : causes->get_array()) {
@@ -105,18 +109,20 @@ std::string TranslatedExitStatus(std::string_view error_stream) {
       for (char ch : code) ok = ok && ch >= '0' && ch <= '9';
       if (ok) n = static_cast<unsigned>(std::stoul(code));
       if (!ok || n > 255) {
-        return GoStatusJson(am::NewInternalError("error stream protocol error: invalid exit code value " + GoQuote(code)));
+        return am::NewInternalError("error stream protocol error: invalid exit code value " + GoQuote(code));
       }
-      return GoStatusJson(ExitCodeStatus(std::to_string(n)), /*with_code=*/false);
+      return ExitCodeStatus(std::to_string(n));
     }
   }
-  return GoStatusJson(am::NewInternalError("error stream protocol error: no ExitCode cause given"));
+  return am::NewInternalError("error stream protocol error: no ExitCode cause given");
 }
 
 Task<void> TranslateRemoteCommand(Scope& s, const registry::ConnectLocation& loc, http::UpgradingHttpClient& client,
                                   std::chrono::milliseconds head) {
   const http::HttpRequest& in = s.http().request;
+  const StreamProxyMetrics& metrics = s.limits().connect->stream_metrics();
   if (!ws::HasSupportedVersion(in.headers)) {
+    metrics.Translated(400);
     http::HttpResponse r;
     r.status = 400;
     r.headers.Set("Sec-WebSocket-Version", "13");
@@ -132,13 +138,17 @@ Task<void> TranslateRemoteCommand(Scope& s, const registry::ConnectLocation& loc
   };
   const bool stdin = wants("input"), stdout = wants("output"), tty = wants("tty"), stderr = wants("error") && !tty;
   http::ByteStream* down = co_await s.http().writer->Upgrade(ws::HandshakeHeaders(in, kProtocolV5));
-  if (!down) co_return;
+  if (!down) {
+    metrics.Translated(400);
+    co_return;
+  }
   http::WebSocketConnection client_ws(*down);
   // kube's translator first writes an empty message on the first stream it serves.
   const char ready = stdout ? kStdout : (wants("error") ? kStderr : kError);
   if (!co_await client_ws.Send(ws::Opcode::kBinary, std::string(1, ready))) co_return;
-  auto finish = [&](const std::string& status_json) -> Task<void> {
-    co_await client_ws.Send(ws::Opcode::kBinary, std::string(1, kError) + status_json);
+  auto finish = [&](const Status& st) -> Task<void> {
+    metrics.Translated(TranslatorMetricCode(st));
+    co_await client_ws.Send(ws::Opcode::kBinary, std::string(1, kError) + ErrorChannelJson(st));
     co_await client_ws.Close();
   };
 
@@ -152,7 +162,7 @@ Task<void> TranslateRemoteCommand(Scope& s, const registry::ConnectLocation& loc
   req.timeout = head;
   auto up = co_await client.DoUpgrade(std::move(req));
   if (!up.ok()) {
-    co_await finish(GoStatusJson(am::NewInternalError("error dialing backend: " + RoundTripError(up.status()))));
+    co_await finish(am::NewInternalError("error dialing backend: " + RoundTripError(up.status())));
     co_return;
   }
   if (!up->stream) {
@@ -161,15 +171,15 @@ Task<void> TranslateRemoteCommand(Scope& s, const registry::ConnectLocation& loc
     json::value v = json::parse(up->response.body, ec);
     std::optional<Status> st = ec ? std::nullopt : am::StatusFromJson(v);
     if (st && !st->ok()) {
-      co_await finish(GoStatusJson(*st));
+      co_await finish(*st);
     } else {
-      co_await finish(GoStatusJson(am::NewInternalError("unable to upgrade connection: " + std::string(TrimSpace(up->response.body)))));
+      co_await finish(am::NewInternalError("unable to upgrade connection: " + std::string(TrimSpace(up->response.body))));
     }
     co_return;
   }
   if (up->response.headers.Get("X-Stream-Protocol-Version") != "v4.channel.k8s.io") {
-    co_await finish(GoStatusJson(am::NewInternalError("unsupported streaming protocol " +
-                                                      GoQuote(up->response.headers.Get("X-Stream-Protocol-Version")))));
+    co_await finish(am::NewInternalError("unsupported streaming protocol " +
+                                                      GoQuote(up->response.headers.Get("X-Stream-Protocol-Version"))));
     co_return;
   }
   http::ByteStream& kubelet_io = *up->stream;

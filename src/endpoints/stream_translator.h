@@ -23,8 +23,11 @@ bool WantsStreamTranslation(const http::HttpRequest& req);
 Task<void> TranslateRemoteCommand(Scope& s, const registry::ConnectLocation& loc, http::UpgradingHttpClient& client,
                                   std::chrono::milliseconds head);
 
-// The status a remotecommand v4 error stream's bytes stand for, as the JSON kube's translator writes
-// to channel 3 (json.Marshal of the metav1.Status: no kind or apiVersion).
-std::string TranslatedExitStatus(std::string_view error_stream);
+// The status a remotecommand v4 error stream's bytes stand for (client-go's errorDecoderV4, then the
+// translator's mapping): OK, a NonZeroExitCode failure naming the exit code, or an internal error.
+Status TranslatedExitStatus(std::string_view error_stream);
+// A status as the translator writes it to channel 3: json.Marshal of the metav1.Status (no kind or
+// apiVersion), an exit status without a code.
+std::string ErrorChannelJson(const Status& st);
 
 }  // namespace capstan::endpoints

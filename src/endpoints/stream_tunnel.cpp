@@ -1,5 +1,6 @@
 #include "endpoints/stream_tunnel.h"
 
+#include "endpoints/connect_proxy.h"
 #include "endpoints/upgrade_proxy.h"
 #include "server/http/websocket_connection.h"
 #include "util/fan_out.h"
@@ -50,7 +51,9 @@ Task<void> TunnelPortForward(Scope& s, const registry::ConnectLocation& loc, htt
   for (const auto& p : ws::RequestedProtocols(in.headers)) {
     if (IsTunnelProtocol(p)) spdy_protocols.push_back(p.substr(kTunnelPrefix.size()));
   }
+  const StreamProxyMetrics& metrics = s.limits().connect->stream_metrics();
   if (spdy_protocols.empty()) {
+    metrics.Tunnelled(400);
     co_await s.http().writer->Respond(PlainError(400, "unable to upgrade: no tunneling spdy protocols provided"));
     co_return;
   }
@@ -68,13 +71,18 @@ Task<void> TunnelPortForward(Scope& s, const registry::ConnectLocation& loc, htt
   if (!up) co_return;
   const auto& h = up->response.headers;
   if (!HasToken(h.Get("Connection"), "upgrade") || !HasToken(h.Get("Upgrade"), "spdy/3.1")) {
+    metrics.Tunnelled(500);
     co_await s.http().writer->Respond(PlainError(500, "unable to upgrade: missing upgrade headers in response"));
     co_return;
   }
   std::string chosen(TrimSpace(h.Get("X-Stream-Protocol-Version")));
   http::ByteStream* down =
       co_await s.http().writer->Upgrade(ws::HandshakeHeaders(in, chosen.empty() ? "" : std::string(kTunnelPrefix) + chosen));
-  if (!down) co_return;
+  if (!down) {
+    metrics.Tunnelled(500);
+    co_return;
+  }
+  metrics.Tunnelled(101);
   http::WebSocketConnection client_ws(*down);
   http::ByteStream& kubelet = *up->stream;
   size_t cancel_id = s.http().cancel.OnCancel([down, &kubelet] {
