@@ -114,7 +114,13 @@ Task<void> Exec(http::SpdyConnection& conn, const http::HttpRequest& req, bool a
     } else if (f->type == FrameType::kData) {
       const std::string& type = types[f->stream_id];
       if (type == "stdin") {
-        stdin_data += f->data;
+        // cat and attach echo what arrives as it arrives (once stdout is open), as a process would.
+        const bool echo = attach || (!command.empty() && command[0] == "cat");
+        if (echo && ids.count("stdout") && stdin_data.empty()) {
+          if (!f->data.empty()) co_await conn.Data(ids["stdout"], f->data);
+        } else {
+          stdin_data += f->data;
+        }
         if (f->flags & http::spdy::kFlagFin) stdin_done = true;
       } else if (type == "resize" && !f->data.empty()) {
         std::lock_guard lock(seen.mu);

@@ -192,18 +192,7 @@ class KubeletE2eTest : public ::testing::Test {
     if (ip_.empty()) GTEST_SKIP() << "no non-loopback IPv4 address for the node and pod addresses";
     // The kubelet client certificate Capstan presents, from a CA the fake kubelets ask for.
     dir_ = MakeTempDir("capstan-kubelet-client");
-    auto now = std::chrono::system_clock::now();
-    auto ca = cmd::CreateSelfSignedCa("kubelet-client-ca", now);
-    std::ofstream(dir_ + "/client-ca.crt") << cmd::CertificateToPem(*ca->cert);
-    cmd::CertSpec spec;
-    spec.common_name = "kube-apiserver-kubelet-client";
-    spec.organizations = {"kubeadm:cluster-admins"};
-    spec.client_auth = true;
-    cmd::SetValidity(spec, now, std::chrono::hours(24));
-    auto leaf = cmd::IssueCertAndKey(spec, *ca);
-    std::string cert_pem = cmd::CertificateToPem(*leaf->cert);
-    std::ofstream(dir_ + "/client.crt") << cert_pem;
-    std::ofstream(dir_ + "/client.key") << cmd::PrivateKeyToPem(*leaf->key);
+    std::string cert_pem = WriteClientCertificate(dir_, "kube-apiserver-kubelet-client", {"kubeadm:cluster-admins"});
     kubelet_ = std::make_unique<FakeKubelet>(ip_, "fake-kubelet", dir_ + "/client-ca.crt", CertDerOf(cert_pem));
     untrusted_ = std::make_unique<FakeKubelet>(ip_, "untrusted-kubelet", dir_ + "/client-ca.crt", CertDerOf(cert_pem));
     ASSERT_TRUE(kubelet_->ok() && untrusted_->ok());
@@ -401,6 +390,9 @@ TEST_F(KubeletE2eTest, ExecAndAttachReachTheContainer) {
   // The WebSocket clients' streams were translated: the kubelet only ever saw SPDY.
   for (const auto& r : kubelet_->streams().requests) EXPECT_TRUE(r.ends_with(" SPDY/3.1")) << r;
   EXPECT_EQ(kubelet_->streams().requests.size(), 15u);
+  // kube's translator metric: every WebSocket exec and attach ran (exit 3 too), so all are 200s.
+  auto metrics = Kubectl({"get", "--raw", "/metrics"});
+  EXPECT_TRUE(Contains(metrics.out, "apiserver_stream_translator_requests_total{code=\"200\"} 10\n")) << metrics.err;
 }
 
 std::string ReadFile(const std::string& path) {
@@ -476,6 +468,8 @@ TEST_F(KubeletE2eTest, PortForwardCarriesBytesBothWays) {
   // One SPDY connection per kubectl, the WebSocket ones tunnelled: the kubelet never saw a WebSocket.
   EXPECT_EQ(kubelet_->streams().requests.size(), 3u);
   for (const auto& r : kubelet_->streams().requests) EXPECT_TRUE(r.ends_with(" SPDY/3.1")) << r;
+  auto metrics = Kubectl({"get", "--raw", "/metrics"});
+  EXPECT_TRUE(Contains(metrics.out, "apiserver_stream_tunnel_requests_total{code=\"101\"} 2\n")) << metrics.err;
 }
 
 }  // namespace

@@ -31,6 +31,25 @@ inline std::string WriteServingCertificate(const std::string& dir, const std::st
   return ca_pem;
 }
 
+// Writes dir/client-ca.crt, dir/client.crt and dir/client.key: a client certificate for `cn` in
+// `organizations` from a fresh CA. Returns the certificate's PEM.
+inline std::string WriteClientCertificate(const std::string& dir, const std::string& cn,
+                                          const std::vector<std::string>& organizations) {
+  auto now = std::chrono::system_clock::now();
+  auto ca = cmd::CreateSelfSignedCa(cn + "-ca", now);
+  std::ofstream(dir + "/client-ca.crt") << cmd::CertificateToPem(*ca->cert);
+  cmd::CertSpec spec;
+  spec.common_name = cn;
+  spec.organizations = organizations;
+  spec.client_auth = true;
+  cmd::SetValidity(spec, now, std::chrono::hours(24));
+  auto leaf = cmd::IssueCertAndKey(spec, *ca);
+  std::string cert_pem = cmd::CertificateToPem(*leaf->cert);
+  std::ofstream(dir + "/client.crt") << cert_pem;
+  std::ofstream(dir + "/client.key") << cmd::PrivateKeyToPem(*leaf->key);
+  return cert_pem;
+}
+
 // An HTTPS server on every address and a free port, one I/O thread, serving dir/tls.crt.
 inline server::HttpServerOptions TestServerOptions(const std::string& dir) {
   server::HttpServerOptions o;
