@@ -539,6 +539,7 @@ Status App::State::MakeConnectClients() {
   }
   cc.kubelet_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(o.kubelet_timeout);
   if (cc.kubelet_timeout.count() <= 0) cc.kubelet_timeout = std::chrono::seconds(5);
+  cc.max_bytes_per_sec = o.max_connection_bytes_per_sec;
   connect_clients = std::make_unique<endpoints::ConnectClients>(audit->webhook_http(), std::move(cc), &metrics);
   if (auto c = connect_clients->Client(registry::ConnectTransport::kKubelet); !c.ok()) {
     return Status(400, "BadRequest", "the kubelet client configuration is unusable: " + c.status().message());

@@ -131,6 +131,11 @@ const std::map<std::string, Setter>& Setters() {
          return Status();
        }},
       {"kubelet-timeout", [](Options& o, const std::string& v) { return DurationSetter(o.kubelet_timeout, "kubelet-timeout", v); }},
+      {"max-connection-bytes-per-sec",
+       [](Options& o, const std::string& v) {
+         o.max_connection_bytes_per_sec = std::stoll(v, nullptr, 0);
+         return Status();
+       }},
       {"max-request-body-bytes",
        [](Options& o, const std::string& v) {
          o.max_request_body_bytes = std::stoll(v, nullptr, 0);

@@ -77,6 +77,7 @@ struct Options {
   std::vector<std::string> kubelet_preferred_address_types = {"Hostname", "InternalDNS", "InternalIP", "ExternalDNS", "ExternalIP"};
   int64_t kubelet_port = 10250;
   std::chrono::nanoseconds kubelet_timeout = std::chrono::seconds(5);
+  int64_t max_connection_bytes_per_sec = 0;  // each direction of an upgraded exec, attach, port-forward or proxy connection
 
   // Authentication and authorization.
   std::string client_ca_file;

@@ -7,6 +7,7 @@
 #include "endpoints/stream_translator.h"
 #include "endpoints/stream_tunnel.h"
 #include "endpoints/upgrade_proxy.h"
+#include "server/http/paced_stream.h"
 #include "server/http/upstream.h"
 #include "util/log.h"
 #include "util/strings.h"
@@ -201,6 +202,11 @@ void StreamProxyMetrics::Translated(int code) const {
 
 void StreamProxyMetrics::Tunnelled(int code) const {
   if (tunnel_) tunnel_->With({std::to_string(code)})->Inc();
+}
+
+std::unique_ptr<http::ByteStream> ConnectClients::Paced(std::unique_ptr<http::ByteStream> backend) const {
+  if (config_.max_bytes_per_sec <= 0 || !backend) return backend;
+  return std::make_unique<http::PacedStream>(std::move(backend), config_.max_bytes_per_sec);
 }
 
 StatusOr<http::HttpClient*> ConnectClients::Base(ConnectTransport t) {

@@ -39,6 +39,9 @@ struct ConnectClientsConfig {
   std::chrono::milliseconds kubelet_timeout{5000};
   // Pods and services (kube's proxy transport: 30 s to dial, 10 s for the TLS handshake).
   std::chrono::milliseconds proxy_timeout{40000};
+  // --max-connection-bytes-per-sec: each direction of an upgraded connection to a backend; 0 or
+  // less: unlimited.
+  int64_t max_bytes_per_sec = 0;
 };
 
 // kube's apiserver_stream_translator_requests_total and apiserver_stream_tunnel_requests_total
@@ -64,6 +67,8 @@ class ConnectClients {
   StatusOr<http::UpgradingHttpClient*> UpgradingClient(registry::ConnectTransport t);
   std::chrono::milliseconds HeadTimeout(registry::ConnectTransport t) const;
   const StreamProxyMetrics& stream_metrics() const { return stream_metrics_; }
+  // The backend's side of an upgraded connection, paced to max_bytes_per_sec when that is set.
+  std::unique_ptr<http::ByteStream> Paced(std::unique_ptr<http::ByteStream> backend) const;
 
  private:
   StatusOr<http::HttpClient*> Base(registry::ConnectTransport t);

@@ -182,6 +182,7 @@ Task<void> TranslateRemoteCommand(Scope& s, const registry::ConnectLocation& loc
                                                       GoQuote(up->response.headers.Get("X-Stream-Protocol-Version"))));
     co_return;
   }
+  up->stream = s.limits().connect->Paced(std::move(up->stream));
   http::ByteStream& kubelet_io = *up->stream;
   http::SpdyConnection kubelet(kubelet_io);
   // remotecommand v4's streams, in its order; the client's ids are odd.

@@ -67,6 +67,7 @@ Task<std::optional<http::UpgradeResponse>> DialUpgrade(Scope& s, http::Upgrading
     co_await s.http().writer->Respond(std::move(r));
     co_return std::nullopt;
   }
+  if (s.limits().connect) up->stream = s.limits().connect->Paced(std::move(up->stream));
   co_return std::move(*up);
 }
 

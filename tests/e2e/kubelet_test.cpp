@@ -196,10 +196,12 @@ class KubeletE2eTest : public ::testing::Test {
     kubelet_ = std::make_unique<FakeKubelet>(ip_, "fake-kubelet", dir_ + "/client-ca.crt", CertDerOf(cert_pem));
     untrusted_ = std::make_unique<FakeKubelet>(ip_, "untrusted-kubelet", dir_ + "/client-ca.crt", CertDerOf(cert_pem));
     ASSERT_TRUE(kubelet_->ok() && untrusted_->ok());
-    server_ = std::make_unique<ServerProcess>(std::vector<std::string>{
+    std::vector<std::string> flags = {
         "--kubelet-client-certificate=" + dir_ + "/client.crt", "--kubelet-client-key=" + dir_ + "/client.key",
         "--kubelet-certificate-authority=" + kubelet_->ca_file(), "--kubelet-preferred-address-types=InternalIP,Hostname",
-        "--kubelet-timeout=3s"});
+        "--kubelet-timeout=3s"};
+    for (auto& f : ExtraFlags()) flags.push_back(f);
+    server_ = std::make_unique<ServerProcess>(flags);
     ASSERT_TRUE(server_->ok()) << server_->error();
     for (auto [node, port] : {std::pair<std::string, int>{"n1", kubelet_->port()}, {"n2", untrusted_->port()}}) {
       ASSERT_EQ(Kubectl({"apply", "-f", "-"}, Node(node)).exit_code, 0);
@@ -211,6 +213,8 @@ class KubeletE2eTest : public ::testing::Test {
     ASSERT_EQ(web.exit_code, 0) << web.err;
     ASSERT_EQ(Kubectl({"apply", "-f", "-"}, Pod("web2", "n2")).exit_code, 0);
   }
+
+  virtual std::vector<std::string> ExtraFlags() const { return {}; }
 
   CommandResult Kubectl(const std::vector<std::string>& args, const std::string& input = "") {
     return server_->Kubectl(args, input);
@@ -441,27 +445,43 @@ TEST_F(KubeletE2eTest, ExecNeedsAnUpgradeAndAScheduledPod) {
   EXPECT_TRUE(Contains(user.err, "cannot create resource \"pods/exec\"")) << user.err;
 }
 
+// `kubectl port-forward pod/web :8080` for as long as it lives; port() is the local port (0 when
+// kubectl did not start forwarding, first_line() then says why).
+class PortForward {
+ public:
+  PortForward(const ServerProcess& server, const std::string& minor) {
+    std::string cmd = KubectlPath(minor) + " --kubeconfig " + server.kubeconfig() + " port-forward pod/web :8080 2>&1";
+    f_ = popen(cmd.c_str(), "r");
+    char line[4096];
+    if (f_ && fgets(line, sizeof line, f_)) first_ = line;
+    // "Forwarding from 127.0.0.1:PORT -> 8080"
+    if (size_t colon = first_.find("127.0.0.1:"); colon != std::string::npos) port_ = std::stoi(first_.substr(colon + 10));
+  }
+  ~PortForward() {
+    RunCommand({"pkill", "-f", "port-forward pod/web :8080"});
+    if (f_) pclose(f_);
+  }
+  int port() const { return port_; }
+  const std::string& first_line() const { return first_; }
+
+ private:
+  FILE* f_ = nullptr;
+  std::string first_;
+  int port_ = 0;
+};
+
 // port-forward: kubectl 1.27 over SPDY, 1.32 and 1.33 first over WebSocket tunnelling.
 TEST_F(KubeletE2eTest, PortForwardCarriesBytesBothWays) {
   // kubectl forwards only to a running pod.
   ASSERT_EQ(Kubectl({"patch", "pod", "web", "--subresource=status", "--type=merge", "-p", R"({"status":{"phase":"Running"}})"}).exit_code, 0);
   for (const std::string minor : {"27", "32", "33"}) {
     SCOPED_TRACE("kubectl 1." + minor);
-    std::string cmd = KubectlPath(minor) + " --kubeconfig " + server_->kubeconfig() + " port-forward pod/web :8080 2>&1";
-    FILE* f = popen(cmd.c_str(), "r");
-    ASSERT_NE(f, nullptr);
-    char line[4096];
-    std::string first = fgets(line, sizeof line, f) ? line : "";
-    // "Forwarding from 127.0.0.1:PORT -> 8080"
-    size_t colon = first.find("127.0.0.1:");
-    ASSERT_NE(colon, std::string::npos) << first;
-    int port = std::stoi(first.substr(colon + 10));
-    std::string back = SendAndHalfClose(port, "ping over the tunnel\n");
+    PortForward pf(*server_, minor);
+    ASSERT_NE(pf.port(), 0) << pf.first_line();
+    std::string back = SendAndHalfClose(pf.port(), "ping over the tunnel\n");
     EXPECT_EQ(back, "ping over the tunnel\n");
-    std::string again = SendAndHalfClose(port, "second connection\n");
+    std::string again = SendAndHalfClose(pf.port(), "second connection\n");
     EXPECT_EQ(again, "second connection\n");
-    RunCommand({"pkill", "-f", "port-forward pod/web :8080"});
-    pclose(f);
   }
   std::lock_guard lock(kubelet_->streams().mu);
   EXPECT_TRUE(std::count(kubelet_->streams().stream_types.begin(), kubelet_->streams().stream_types.end(), "data:8080") >= 6);
@@ -470,6 +490,37 @@ TEST_F(KubeletE2eTest, PortForwardCarriesBytesBothWays) {
   for (const auto& r : kubelet_->streams().requests) EXPECT_TRUE(r.ends_with(" SPDY/3.1")) << r;
   auto metrics = Kubectl({"get", "--raw", "/metrics"});
   EXPECT_TRUE(Contains(metrics.out, "apiserver_stream_tunnel_requests_total{code=\"101\"} 2\n")) << metrics.err;
+}
+
+// --max-connection-bytes-per-sec paces each direction of the kubelet's side of an upgraded
+// connection, as kube's flowrate does: 256 KiB at 64 KiB/s (one second's burst) takes about three
+// seconds, where unpaced it takes milliseconds.
+class PacedKubeletE2eTest : public KubeletE2eTest {
+ protected:
+  std::vector<std::string> ExtraFlags() const override { return {"--max-connection-bytes-per-sec=65536"}; }
+};
+
+TEST_F(PacedKubeletE2eTest, UpgradedConnectionsKeepToTheRate) {
+  ASSERT_EQ(Kubectl({"patch", "pod", "web", "--subresource=status", "--type=merge", "-p", R"({"status":{"phase":"Running"}})"}).exit_code, 0);
+  const std::string payload(256 * 1024, 'p');
+  // kubectl 1.27 through the SPDY relay, 1.33 through the WebSocket tunnel.
+  for (const std::string minor : {"27", "33"}) {
+    SCOPED_TRACE("kubectl 1." + minor);
+    PortForward pf(*server_, minor);
+    ASSERT_NE(pf.port(), 0) << pf.first_line();
+    auto start = std::chrono::steady_clock::now();
+    std::string back = SendAndHalfClose(pf.port(), payload);
+    auto took = std::chrono::steady_clock::now() - start;
+    EXPECT_EQ(back.size(), payload.size());
+    EXPECT_GE(took, std::chrono::seconds(2));
+  }
+  // exec translated from WebSocket: stdin to the kubelet is paced too.
+  auto start = std::chrono::steady_clock::now();
+  auto cat = server_->Kubectl({"exec", "-i", "web", "-c", "app", "--", "cat"}, payload, "33");
+  auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(cat.exit_code, 0) << cat.err;
+  EXPECT_EQ(cat.out.size(), payload.size());
+  EXPECT_GE(took, std::chrono::seconds(2));
 }
 
 }  // namespace
