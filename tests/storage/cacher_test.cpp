@@ -262,6 +262,44 @@ TEST_F(CacherTest, ListsFromMemoryWithSelectorsPagingAndSharedJson) {
   EXPECT_EQ(names, (std::vector<std::string>{"cm0", "cm1", "cm2", "cm3", "cm4"}));
 }
 
+// As kube 1.32's watch cache: continuations and exact-revision reads go to the store, which answers
+// 410 once the revision is compacted although the cache still holds it; a limit at
+// resourceVersion 0 is ignored.
+TEST_F(CacherTest, ContinuationsAndExactReadsGoToTheStoreAndALimitAtZeroIsIgnored) {
+  Cacher& cache = MakeCacher();
+  for (int i = 0; i < 4; ++i) Create("ns", "cm" + std::to_string(i));
+  ListOptions page;
+  page.limit = 2;
+  auto p1 = SyncWait(cache.GetList("/registry/configmaps/ns", page));
+  ASSERT_TRUE(p1.ok());
+  ASSERT_FALSE(p1->continue_token.empty());
+  ListOptions exact;
+  exact.resource_version = std::to_string(p1->revision);
+  exact.match = ResourceVersionMatch::kExact;
+  ASSERT_TRUE(SyncWait(cache.GetList("/registry/configmaps/ns", exact)).ok());
+
+  Create("ns", "later");
+  ASSERT_TRUE(SyncWait(backend_->Compact(Revision())).ok());
+  ListOptions next;
+  next.limit = 2;
+  next.continue_token = p1->continue_token;
+  auto p2 = SyncWait(cache.GetList("/registry/configmaps/ns", next));
+  ASSERT_FALSE(p2.ok());
+  EXPECT_EQ(p2.status().code(), 410);
+  EXPECT_NE(p2.status().message().find("inconsistent list"), std::string::npos) << p2.status().message();
+  auto old = SyncWait(cache.GetList("/registry/configmaps/ns", exact));
+  ASSERT_FALSE(old.ok());
+  EXPECT_EQ(old.status().code(), 410);
+
+  ListOptions any;
+  any.resource_version = "0";
+  any.limit = 2;
+  auto all = SyncWait(cache.GetList("/registry/configmaps/ns", any));
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->items.size(), 5u);
+  EXPECT_TRUE(all->continue_token.empty());
+}
+
 TEST_F(CacherTest, ConsistentListWaitsForTheCacheAndFallsBackWhenItCannotCatchUp) {
   CacherConfig c = Config();
   c.fresh_timeout = std::chrono::milliseconds(300);

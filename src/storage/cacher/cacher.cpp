@@ -192,38 +192,21 @@ Task<StatusOr<ListResult>> CacherCore::GetList(const std::string& key, const Lis
   const std::string list_prefix = DirKey(key);
   if (!ready.load() || !opts.recursive || !UnderPrefix(list_prefix, prefix)) co_return co_await storage.GetList(key, opts);
 
-  // The revision to read at (0: the latest) and the least revision the cache must have seen, exactly
-  // as the store reads them (see BackendObjectStore::GetList).
-  int64_t at = 0;
+  // As kube 1.32's watch cache, continuations and reads at a given past revision (an Exact match,
+  // or a limit with a resourceVersion other than 0) go to the store: it answers 410 Expired once
+  // that revision is compacted, as etcd does, though the cache may still hold it.
+  if (!opts.continue_token.empty()) co_return co_await storage.GetList(key, opts);
+  // The least revision the cache must have seen (0: any), exactly as the store reads it (see
+  // BackendObjectStore::GetList).
   int64_t min_rev = 0;
   bool consistent = false;
-  std::string from = list_prefix;
-  if (!opts.continue_token.empty()) {
-    auto pos = DecodeContinue(opts.continue_token, list_prefix);
-    if (!pos.ok()) co_return pos.TakeStatus();
-    if (!opts.resource_version.empty() && opts.resource_version != "0") {
-      co_return Status(400, "BadRequest", "specifying resource version is not allowed when using continue");
-    }
-    at = pos->revision > 0 ? pos->revision : 0;
-    from = pos->from_key;
-  } else if (!opts.resource_version.empty()) {
+  if (!opts.resource_version.empty()) {
     auto rv = ParseResourceVersion(opts.resource_version);
     if (!rv.ok()) co_return rv.TakeStatus();
-    switch (opts.match) {
-      case ResourceVersionMatch::kExact:
-        at = *rv;
-        break;
-      case ResourceVersionMatch::kNotOlderThan:
-        min_rev = *rv;
-        break;
-      case ResourceVersionMatch::kUnset:
-        if (opts.limit > 0 && *rv > 0) {
-          at = *rv;
-        } else {
-          min_rev = *rv;
-        }
-        break;
-    }
+    const bool at_revision =
+        opts.match == ResourceVersionMatch::kExact || (opts.match == ResourceVersionMatch::kUnset && opts.limit > 0 && *rv > 0);
+    if (at_revision) co_return co_await storage.GetList(key, opts);
+    min_rev = *rv;
   } else {
     consistent = true;
   }
@@ -236,7 +219,7 @@ Task<StatusOr<ListResult>> CacherCore::GetList(const std::string& key, const Lis
       co_return co_await storage.GetList(key, opts);
     }
     Inc(metrics.consistent_ok);
-  } else if (int64_t need = std::max(at, min_rev); need > 0) {
+  } else if (int64_t need = min_rev; need > 0) {
     int64_t have;
     {
       std::lock_guard lock(mu);
@@ -252,21 +235,19 @@ Task<StatusOr<ListResult>> CacherCore::GetList(const std::string& key, const Lis
   const bool selective = opts.predicate != nullptr;
   const std::shared_ptr<const Selection> selection = Usable(opts.selection);
   const bool fast_filter = !selective || selection != nullptr;
-  const bool paging = opts.limit > 0;
+  // kube's computeListLimit: a list at resourceVersion 0 ignores its limit.
+  const bool paging = opts.limit > 0 && opts.resource_version != "0";
   const size_t limit = paging ? static_cast<size_t>(opts.limit) : 0;
   const bool count_rest = paging && opts.predicate_empty;
   std::vector<CachedObjectPtr> picked;
   int64_t read_rev = 0;
-  int64_t total = 0;  // keys from `from` on, for remainingItemCount
+  int64_t total = 0;  // keys listed, for remainingItemCount
   bool has_more = false;
-  bool held = true;
   {
     std::lock_guard lock(mu);
-    // A revision no longer held: the store has it, or answers 410 Expired.
-    held = at == 0 || at >= cache.oldest_servable();
-    if (held) read_rev = at > 0 ? at : cache.revision();
+    read_rev = cache.revision();
     bool full = false;
-    if (held) cache.ForEachAt(read_rev, from, PrefixEnd(list_prefix), [&](const CachedObjectPtr& o) {
+    cache.ForEachAt(read_rev, list_prefix, PrefixEnd(list_prefix), [&](const CachedObjectPtr& o) {
       ++total;
       if (full) {
         has_more = true;
@@ -278,7 +259,6 @@ Task<StatusOr<ListResult>> CacherCore::GetList(const std::string& key, const Lis
       return true;
     });
   }
-  if (!held) co_return co_await storage.GetList(key, opts);
   Inc(metrics.list_total);
   ListResult out;
   out.revision = read_rev;
