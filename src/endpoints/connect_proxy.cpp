@@ -7,8 +7,10 @@
 #include "endpoints/stream_translator.h"
 #include "endpoints/stream_tunnel.h"
 #include "endpoints/upgrade_proxy.h"
+#include "endpoints/websocket_stream.h"
 #include "server/http/paced_stream.h"
 #include "server/http/upstream.h"
+#include "server/http/websocket.h"
 #include "util/log.h"
 #include "util/strings.h"
 
@@ -92,6 +94,10 @@ Task<void> Stream(Scope& s, const ConnectLocation& loc, http::StreamingHttpClien
     } else {
       co_await s.WriteStatus(am::NewGenericServerResponse(code, loc.resource, loc.name, body));
     }
+    co_return;
+  }
+  if (http::websocket::IsUpgradeRequest(s.http().request)) {
+    co_await StreamAsWebSocket(s, **up);
     co_return;
   }
   http::Headers headers;

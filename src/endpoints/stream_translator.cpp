@@ -123,11 +123,7 @@ Task<void> TranslateRemoteCommand(Scope& s, const registry::ConnectLocation& loc
   const StreamProxyMetrics& metrics = s.limits().connect->stream_metrics();
   if (!ws::HasSupportedVersion(in.headers)) {
     metrics.Translated(400);
-    http::HttpResponse r;
-    r.status = 400;
-    r.headers.Set("Sec-WebSocket-Version", "13");
-    r.body = "Bad Request";
-    co_await s.http().writer->Respond(std::move(r));
+    co_await s.http().writer->Respond(UnsupportedWebSocketVersion("Bad Request"));
     co_return;
   }
   auto wants = [&](const char* param) {

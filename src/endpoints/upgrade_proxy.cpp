@@ -88,4 +88,12 @@ Task<void> ProxyUpgrade(Scope& s, const registry::ConnectLocation& loc, http::Up
   s.http().cancel.Remove(id);
 }
 
+http::HttpResponse UnsupportedWebSocketVersion(std::string body) {
+  http::HttpResponse r;
+  r.status = 400;
+  r.headers.Set("Sec-WebSocket-Version", "13");
+  r.body = std::move(body);
+  return r;
+}
+
 }  // namespace capstan::endpoints

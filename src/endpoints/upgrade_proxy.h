@@ -34,4 +34,8 @@ Task<std::optional<http::UpgradeResponse>> DialUpgrade(Scope& s, http::Upgrading
 Task<void> ProxyUpgrade(Scope& s, const registry::ConnectLocation& loc, http::UpgradingHttpClient& client,
                         std::chrono::milliseconds head);
 
+// The 400 a WebSocket upgrade with a Sec-WebSocket-Version other than 13 gets: "Sec-WebSocket-Version:
+// 13" and `body` (gorilla's and x/net's texts differ; each caller names its own).
+http::HttpResponse UnsupportedWebSocketVersion(std::string body);
+
 }  // namespace capstan::endpoints

@@ -20,10 +20,15 @@
 #include <string>
 #include <thread>
 
+#include "cmd/kubeconfig.h"
 #include "cmd/pki.h"
 #include "e2e_util.h"
 #include "fake_kubelet_streams.h"
 #include "test_servers.h"
+#include "util/strings.h"
+#include "server/http/http_stream.h"
+#include "server/http/websocket.h"
+#include "server/http_client.h"
 #include "server/http_server.h"
 
 namespace capstan::e2e {
@@ -245,6 +250,84 @@ TEST_F(KubeletE2eTest, LogsComeFromTheKubeletWithTheirOptions) {
   EXPECT_EQ(kubelet_->seen().refused, 0);
   ASSERT_GE(kubelet_->seen().requests.size(), 3u);
   EXPECT_EQ(kubelet_->seen().requests[0], "GET /containerLogs/default/web/app");
+}
+
+// What a WebSocket GET of `path` brought: the 101's subprotocol (or the refusal's status), the
+// messages until the close, and the close code.
+struct WebSocketRead {
+  int status = 0;
+  std::string protocol;
+  std::vector<http::websocket::Message> messages;
+  uint16_t close_code = 0;
+};
+
+WebSocketRead ReadWebSocket(const ServerProcess& server, const std::string& path, const std::vector<std::string>& protocols) {
+  namespace ws = http::websocket;
+  WebSocketRead out;
+  auto config = cmd::LoadKubeconfigFile(server.kubeconfig());
+  auto target = config.ok() ? cmd::ResolveCurrentContext(*config) : StatusOr<cmd::KubeconfigTarget>(config.status());
+  if (!target.ok()) return out;
+  server::HttpClientEngine engine;
+  auto client = engine.NewClient({target->cluster.certificate_authority_data, target->user.client_certificate_data,
+                                  target->user.client_key_data, "", false});
+  auto* upgrading = client.ok() ? dynamic_cast<http::UpgradingHttpClient*>(client->get()) : nullptr;
+  if (!upgrading) return out;
+  const std::string key = ws::NewClientKey();
+  http::ClientRequest req;
+  req.url = target->cluster.server + path;
+  req.headers = ws::ClientHandshakeHeaders(key, protocols);
+  req.head_timeout = std::chrono::seconds(10);
+  SyncWait([&]() -> Task<void> {
+    auto up = co_await upgrading->DoUpgrade(std::move(req));
+    if (!up.ok()) co_return;
+    out.status = up->response.status;
+    if (!up->stream || !ws::CheckHandshakeResponse(up->response.headers, key)) co_return;
+    out.protocol = std::string(up->response.headers.Get("Sec-WebSocket-Protocol"));
+    ws::Decoder decoder(/*expect_masked=*/false);
+    for (std::string bytes; out.close_code == 0 && !(bytes = co_await up->stream->Read()).empty();) {
+      std::vector<ws::Message> got;
+      if (!decoder.Feed(bytes, &got).ok()) break;
+      for (auto& m : got) {
+        if (m.opcode == ws::Opcode::kClose) {
+          out.close_code = ws::ParseClose(m.payload).first;
+        } else {
+          out.messages.push_back(std::move(m));
+        }
+      }
+    }
+    up->stream->Close();
+  }());
+  return out;
+}
+
+// kube's StreamObject over wsstream: pods/log to a WebSocket client, in binary or base64 messages.
+TEST_F(KubeletE2eTest, LogsStreamOverAWebSocket) {
+  namespace ws = http::websocket;
+  const std::string path = "/api/v1/namespaces/default/pods/web/log?container=app&tailLines=3";
+  auto binary = ReadWebSocket(*server_, path, {"binary.k8s.io"});
+  ASSERT_EQ(binary.status, 101);
+  EXPECT_EQ(binary.protocol, "binary.k8s.io");
+  ASSERT_GE(binary.messages.size(), 2u);
+  EXPECT_EQ(binary.messages[0], (ws::Message{ws::Opcode::kBinary, ""}));
+  std::string text;
+  for (size_t i = 1; i < binary.messages.size(); ++i) {
+    EXPECT_EQ(binary.messages[i].opcode, ws::Opcode::kBinary);
+    text += binary.messages[i].payload;
+  }
+  EXPECT_EQ(text, "log of app (tailLines=3)\n");
+  EXPECT_EQ(binary.close_code, ws::kCloseNormal);
+
+  auto b64 = ReadWebSocket(*server_, path, {"base64.binary.k8s.io"});
+  ASSERT_EQ(b64.status, 101);
+  EXPECT_EQ(b64.protocol, "base64.binary.k8s.io");
+  ASSERT_GE(b64.messages.size(), 2u);
+  EXPECT_EQ(b64.messages[0], (ws::Message{ws::Opcode::kText, ""}));
+  EXPECT_EQ(b64.messages[1], (ws::Message{ws::Opcode::kText, Base64Encode("log of app (tailLines=3)\n")}));
+
+  // A subprotocol wsstream does not know: x/net's bare 403.
+  EXPECT_EQ(ReadWebSocket(*server_, path, {"v4.channel.k8s.io"}).status, 403);
+  // Errors before the stream are the usual Status answers.
+  EXPECT_EQ(ReadWebSocket(*server_, "/api/v1/namespaces/default/pods/web/log?container=sidecar", {"binary.k8s.io"}).status, 404);
 }
 
 TEST_F(KubeletE2eTest, FollowedLogsStreamLineByLine) {
