@@ -72,8 +72,12 @@ Task<void> Stream(Scope& s, const ConnectLocation& loc, http::StreamingHttpClien
   req.timeout = kStreamLimit;
   req.head_timeout = head;
   req.max_response_bytes = std::numeric_limits<size_t>::max() / 2;
+  const StreamProxyMetrics& metrics = s.limits().connect->stream_metrics();
+  metrics.PodLogs(loc.transport == registry::ConnectTransport::kKubeletInsecure);
   auto up = co_await http::UpstreamStream::Open(client, req);
   if (!up.ok()) {
+    // kube's LocationStreamer counts an error naming x509 as a failed verification.
+    if (up.status().message().find("x509:") != std::string::npos) metrics.PodLogsTlsFailure();
     // Not an API status in kube: a 500 with the transport's text and no reason.
     co_await s.WriteStatus(Status(500, "", up.status().message()));
     co_return;
@@ -200,6 +204,20 @@ StreamProxyMetrics::StreamProxyMetrics(MetricsRegistry* registry) {
                                      "Total number of requests that were handled by the StreamTunnelProxy, which processes "
                                      "streaming PortForward/V2",
                                      {"code"});
+  pod_logs_usage_ = &registry->NewCounterVec(
+      "kube_apiserver_pod_logs_insecure_backend_total",
+      "Total number of requests for pods/logs sliced by usage type: enforce_tls, skip_tls_allowed, skip_tls_denied", {"usage"});
+  pod_logs_tls_failures_ = &registry->NewCounter("kube_apiserver_pod_logs_backend_tls_failure_total",
+                                                 "Total number of requests for pods/logs that failed due to kubelet server TLS "
+                                                 "verification");
+}
+
+void StreamProxyMetrics::PodLogs(bool skip_tls_verify) const {
+  if (pod_logs_usage_) pod_logs_usage_->With({skip_tls_verify ? "skip_tls_allowed" : "enforce_tls"})->Inc();
+}
+
+void StreamProxyMetrics::PodLogsTlsFailure() const {
+  if (pod_logs_tls_failures_) pod_logs_tls_failures_->Inc();
 }
 
 void StreamProxyMetrics::Translated(int code) const {

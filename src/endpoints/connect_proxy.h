@@ -46,16 +46,22 @@ struct ConnectClientsConfig {
 
 // kube's apiserver_stream_translator_requests_total and apiserver_stream_tunnel_requests_total
 // (label code): the WebSocket exec and attach requests translated to SPDY, and the WebSocket
-// port-forward requests tunnelled, by the HTTP status kube records for each outcome.
+// port-forward requests tunnelled, by the HTTP status kube records for each outcome; and its pods/log
+// families: kube_apiserver_pod_logs_insecure_backend_total (usage enforce_tls or skip_tls_allowed)
+// and kube_apiserver_pod_logs_backend_tls_failure_total (the kubelet's certificate failed to verify).
 class StreamProxyMetrics {
  public:
   explicit StreamProxyMetrics(MetricsRegistry* registry);  // null: nothing is recorded
   void Translated(int code) const;
   void Tunnelled(int code) const;
+  void PodLogs(bool skip_tls_verify) const;
+  void PodLogsTlsFailure() const;
 
  private:
   CounterVec* translator_ = nullptr;
   CounterVec* tunnel_ = nullptr;
+  CounterVec* pod_logs_usage_ = nullptr;
+  Counter* pod_logs_tls_failures_ = nullptr;
 };
 
 class ConnectClients {

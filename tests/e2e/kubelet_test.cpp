@@ -357,8 +357,15 @@ TEST_F(KubeletE2eTest, AnUnverifiableKubeletIsRefusedUnlessTheClientSkipsVerific
   auto skipped = Kubectl({"logs", "web2", "-c", "app", "--insecure-skip-tls-verify-backend"});
   // That fake kubelet knows only pod web's logs: its 404 shows the request got there.
   EXPECT_TRUE(Contains(skipped.err, "the server could not find the requested resource ( pods/log web2)")) << skipped.err;
-  std::lock_guard lock(untrusted_->seen().mu);
-  EXPECT_EQ(untrusted_->seen().requests.size(), 1u);
+  {
+    std::lock_guard lock(untrusted_->seen().mu);
+    EXPECT_EQ(untrusted_->seen().requests.size(), 1u);
+  }
+  // kube's pods/log families: each request by its TLS usage, the failed verification counted.
+  auto metrics = Kubectl({"get", "--raw", "/metrics"});
+  EXPECT_TRUE(Contains(metrics.out, "kube_apiserver_pod_logs_insecure_backend_total{usage=\"enforce_tls\"} 1\n")) << metrics.err;
+  EXPECT_TRUE(Contains(metrics.out, "kube_apiserver_pod_logs_insecure_backend_total{usage=\"skip_tls_allowed\"} 1\n"));
+  EXPECT_TRUE(Contains(metrics.out, "kube_apiserver_pod_logs_backend_tls_failure_total 1\n"));
 }
 
 TEST_F(KubeletE2eTest, NodeProxyReachesTheKubelet) {
