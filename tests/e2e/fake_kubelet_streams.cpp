@@ -1,5 +1,6 @@
 #include "fake_kubelet_streams.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -7,6 +8,8 @@
 
 #include "e2e_util.h"
 #include "server/http/spdy_connection.h"
+#include "server/http/websocket.h"
+#include "server/http/websocket_connection.h"
 #include "util/strings.h"
 
 namespace capstan::e2e {
@@ -167,6 +170,24 @@ Task<void> PortForward(http::SpdyConnection& conn, StreamsSeen& seen) {
   conn.Close();
 }
 
+// remotecommand v4 over WebSocket, as a kubelet serves it to clients that ask for it (the Python
+// client's exec): each message is a channel byte and data; only echo and exit are scripted.
+Task<void> WebSocketExec(http::WebSocketConnection& conn, const http::HttpRequest& req) {
+  std::vector<std::string> command;
+  for (const auto& [k, vs] : req.query.values()) {
+    if (k == "command") command = vs;
+  }
+  int exit_code = 0;
+  if (!command.empty() && command[0] == "echo") {
+    std::string out = "\x01" + Join(std::vector<std::string>(command.begin() + 1, command.end()), " ") + "\n";
+    co_await conn.Send(http::websocket::Opcode::kBinary, out);
+  } else if (!command.empty() && command[0] == "exit") {
+    exit_code = command.size() > 1 ? std::stoi(command[1]) : 1;
+  }
+  co_await conn.Send(http::websocket::Opcode::kBinary, "\x03" + ExitStatus(exit_code, command));
+  co_await conn.Close();
+}
+
 }  // namespace
 
 bool IsStreamingPath(const std::string& path) {
@@ -182,6 +203,16 @@ Task<void> ServeStreaming(http::RequestContext& ctx, StreamsSeen& seen) {
   }
   const bool port_forward = req.path.starts_with("/portForward/");
   const char* protocol = port_forward ? "portforward.k8s.io" : "v4.channel.k8s.io";
+  if (!port_forward && http::websocket::IsUpgradeRequest(req)) {
+    const auto asked = http::websocket::RequestedProtocols(req.headers);
+    if (std::find(asked.begin(), asked.end(), protocol) != asked.end()) {
+      http::ByteStream* io = co_await ctx.writer->Upgrade(http::websocket::HandshakeHeaders(req, protocol));
+      if (!io) co_return;
+      http::WebSocketConnection conn(*io);
+      co_await WebSocketExec(conn, req);
+      co_return;
+    }
+  }
   if (!spdy || !HasValue(req.headers, "X-Stream-Protocol-Version", protocol)) {
     http::HttpResponse r;
     r.status = 400;

@@ -330,6 +330,23 @@ TEST_F(KubeletE2eTest, LogsStreamOverAWebSocket) {
   EXPECT_EQ(ReadWebSocket(*server_, "/api/v1/namespaces/default/pods/web/log?container=sidecar", {"binary.k8s.io"}).status, 404);
 }
 
+// A WebSocket client asking for the kubelet's own protocol (v4.channel.k8s.io, as the Python client's
+// exec does) is not translated: its upgrade is relayed to the kubelet, which answers it, as in kube.
+TEST_F(KubeletE2eTest, AWebSocketV4ExecIsRelayedToTheKubelet) {
+  namespace ws = http::websocket;
+  auto got = ReadWebSocket(*server_, "/api/v1/namespaces/default/pods/web/exec?container=app&command=echo&command=hi&stdout=true",
+                           {"v4.channel.k8s.io"});
+  ASSERT_EQ(got.status, 101);
+  EXPECT_EQ(got.protocol, "v4.channel.k8s.io");
+  ASSERT_EQ(got.messages.size(), 2u);
+  EXPECT_EQ(got.messages[0], (ws::Message{ws::Opcode::kBinary, "\x01hi\n"}));
+  EXPECT_EQ(got.messages[1], (ws::Message{ws::Opcode::kBinary, std::string("\x03") + R"({"metadata":{},"status":"Success"})"}));
+  EXPECT_EQ(got.close_code, ws::kCloseNormal);
+  std::lock_guard lock(kubelet_->streams().mu);
+  ASSERT_EQ(kubelet_->streams().requests.size(), 1u);
+  EXPECT_EQ(kubelet_->streams().requests[0], "GET /exec/default/web/app?command=echo&command=hi&output=1 websocket");
+}
+
 TEST_F(KubeletE2eTest, FollowedLogsStreamLineByLine) {
   std::string cmd = KubectlPath() + " --kubeconfig " + server_->kubeconfig() + " logs -f web -c app";
   FILE* f = popen(cmd.c_str(), "r");
