@@ -185,14 +185,7 @@ std::string EncodeQuery(std::vector<std::pair<std::string, std::string>> query) 
   return out;
 }
 
-bool IsUpgradeRequest(const http::HttpRequest& req) {
-  for (auto v : req.headers.GetAll("Connection")) {
-    for (const auto& token : Split(v, ',')) {
-      if (EqualsIgnoreCase(TrimSpace(token), "upgrade")) return true;
-    }
-  }
-  return false;
-}
+bool IsUpgradeRequest(const http::HttpRequest& req) { return req.headers.HasToken("Connection", "upgrade"); }
 
 StreamProxyMetrics::StreamProxyMetrics(MetricsRegistry* registry) {
   if (!registry) return;

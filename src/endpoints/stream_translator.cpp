@@ -25,7 +25,6 @@ constexpr char kStdin = 0, kStdout = 1, kStderr = 2, kError = 3, kResize = 4;
 constexpr unsigned char kStreamClose = 255;
 constexpr std::string_view kNonZeroExitCode = "NonZeroExitCode";
 
-
 Status ExitCodeStatus(const std::string& code) {
   Status st(1, "NonZeroExitCode", "command terminated with non-zero exit code: command terminated with exit code " + code);
   st.mutable_details().causes.push_back({"ExitCode", code, ""});
@@ -47,33 +46,13 @@ bool WantsStreamTranslation(const http::HttpRequest& req) {
 }
 
 std::string ErrorChannelJson(const Status& st) {
-  const bool with_code = st.reason() != kNonZeroExitCode;
+  // json.Marshal of the metav1.Status the translator builds: kube's Status object without TypeMeta,
+  // and without a code for a success or an exit status (code 0 is omitted).
+  const bool drop_code = st.ok() || st.reason() == kNonZeroExitCode;
   json::object o;
-  o["metadata"] = json::object();
-  o["status"] = st.ok() ? "Success" : "Failure";
-  if (!st.ok()) {
-    if (!st.message().empty()) o["message"] = st.message();
-    if (!st.reason().empty()) o["reason"] = st.reason();
-    if (st.has_details()) {
-      json::object d;
-      const auto& det = st.details();
-      if (!det.name.empty()) d["name"] = det.name;
-      if (!det.group.empty()) d["group"] = det.group;
-      if (!det.kind.empty()) d["kind"] = det.kind;
-      if (!det.causes.empty()) {
-        json::array causes;
-        for (const auto& c : det.causes) {
-          json::object co;
-          if (!c.type.empty()) co["reason"] = c.type;
-          if (!c.message.empty()) co["message"] = c.message;
-          if (!c.field.empty()) co["field"] = c.field;
-          causes.push_back(std::move(co));
-        }
-        d["causes"] = std::move(causes);
-      }
-      o["details"] = std::move(d);
-    }
-    if (with_code) o["code"] = st.code();
+  for (auto& field : am::StatusToJson(st)) {
+    if (field.key() == "kind" || field.key() == "apiVersion" || (drop_code && field.key() == "code")) continue;
+    o.emplace(field.key(), std::move(field.value()));
   }
   return am::ToJson(o);
 }

@@ -17,13 +17,6 @@ constexpr std::string_view kKubernetesSuffix = "k8s.io";
 
 bool IsTunnelProtocol(std::string_view p) { return p.starts_with(kTunnelPrefix) && p.ends_with(kKubernetesSuffix); }
 
-bool HasToken(std::string_view value, std::string_view token) {
-  for (const auto& part : Split(value, ',')) {
-    if (EqualsIgnoreCase(TrimSpace(part), token)) return true;
-  }
-  return false;
-}
-
 // The tunnelling handler's refusals are Go's http.Error: plain text, not a Status.
 http::HttpResponse PlainError(int status, std::string_view message) {
   http::HttpResponse r;
@@ -70,7 +63,7 @@ Task<void> TunnelPortForward(Scope& s, const registry::ConnectLocation& loc, htt
   auto up = co_await DialUpgrade(s, client, std::move(req));
   if (!up) co_return;
   const auto& h = up->response.headers;
-  if (!HasToken(h.Get("Connection"), "upgrade") || !HasToken(h.Get("Upgrade"), "spdy/3.1")) {
+  if (!h.HasToken("Connection", "upgrade") || !h.HasToken("Upgrade", "spdy/3.1")) {
     metrics.Tunnelled(500);
     co_await s.http().writer->Respond(PlainError(500, "unable to upgrade: missing upgrade headers in response"));
     co_return;

@@ -19,15 +19,6 @@ namespace {
 using http::spdy::Frame;
 using http::spdy::FrameType;
 
-bool HasValue(const http::Headers& h, std::string_view name, std::string_view value) {
-  for (auto v : h.GetAll(name)) {
-    for (const auto& part : Split(v, ',')) {
-      if (EqualsIgnoreCase(TrimSpace(part), value)) return true;
-    }
-  }
-  return false;
-}
-
 std::string ExitStatus(int code, const std::vector<std::string>& command) {
   if (code == 0) return R"({"metadata":{},"status":"Success"})";
   std::string n = std::to_string(code);
@@ -196,7 +187,7 @@ bool IsStreamingPath(const std::string& path) {
 
 Task<void> ServeStreaming(http::RequestContext& ctx, StreamsSeen& seen) {
   const auto& req = ctx.request;
-  const bool spdy = HasValue(req.headers, "Upgrade", "SPDY/3.1") && HasValue(req.headers, "Connection", "Upgrade");
+  const bool spdy = req.headers.HasToken("Upgrade", "SPDY/3.1") && req.headers.HasToken("Connection", "Upgrade");
   {
     std::lock_guard lock(seen.mu);
     seen.requests.push_back(req.method + " " + req.target + " " + std::string(req.headers.Get("Upgrade")));
@@ -213,7 +204,7 @@ Task<void> ServeStreaming(http::RequestContext& ctx, StreamsSeen& seen) {
       co_return;
     }
   }
-  if (!spdy || !HasValue(req.headers, "X-Stream-Protocol-Version", protocol)) {
+  if (!spdy || !req.headers.HasToken("X-Stream-Protocol-Version", protocol)) {
     http::HttpResponse r;
     r.status = 400;
     r.headers.Set("Content-Type", "text/plain; charset=utf-8");

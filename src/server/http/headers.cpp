@@ -28,6 +28,16 @@ std::vector<std::string_view> Headers::GetAll(std::string_view name) const {
   return out;
 }
 
+bool Headers::HasToken(std::string_view name, std::string_view token) const {
+  for (const auto& f : fields_) {
+    if (!EqualsIgnoreCase(f.name, name)) continue;
+    for (const auto& item : Split(f.value, ',')) {
+      if (EqualsIgnoreCase(TrimSpace(item), token)) return true;
+    }
+  }
+  return false;
+}
+
 void Headers::Set(std::string name, std::string value) {
   Remove(name);
   fields_.push_back({std::move(name), std::move(value)});

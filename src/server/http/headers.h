@@ -19,6 +19,9 @@ class Headers {
   std::string_view Get(std::string_view name) const;
   bool Has(std::string_view name) const;
   std::vector<std::string_view> GetAll(std::string_view name) const;
+  // Whether any field of that name, read as a comma list, holds `token` (both compared ignoring ASCII
+  // case): "Connection: keep-alive, Upgrade" has the token "upgrade".
+  bool HasToken(std::string_view name, std::string_view token) const;
   void Add(std::string name, std::string value) { fields_.push_back({std::move(name), std::move(value)}); }
   // Replaces every field of that name with one.
   void Set(std::string name, std::string value);

@@ -16,15 +16,6 @@ namespace {
 
 constexpr std::string_view kAcceptGuid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
 
-bool HasToken(const Headers& h, std::string_view name, std::string_view token) {
-  for (std::string_view value : h.GetAll(name)) {
-    for (const std::string& item : Split(value, ',')) {
-      if (EqualsIgnoreCase(TrimSpace(item), token)) return true;
-    }
-  }
-  return false;
-}
-
 // Codes a peer may send in a close frame (gorilla's isValidReceivedCloseCode): 1004-1006 and 1015
 // are reserved, 3000-4999 belong to libraries and applications.
 bool ValidReceivedCloseCode(uint16_t code) {
@@ -36,7 +27,7 @@ bool KnownOpcode(uint8_t op) { return op <= 2 || (op >= 8 && op <= 10); }
 }  // namespace
 
 bool IsUpgradeRequest(const HttpRequest& req) {
-  return req.method == "GET" && HasToken(req.headers, "Connection", "upgrade") &&
+  return req.method == "GET" && req.headers.HasToken("Connection", "upgrade") &&
          EqualsIgnoreCase(TrimSpace(req.headers.Get("Upgrade")), "websocket") &&
          !TrimSpace(req.headers.Get("Sec-WebSocket-Key")).empty();
 }
@@ -88,7 +79,7 @@ Headers ClientHandshakeHeaders(std::string_view key, const std::vector<std::stri
 }
 
 bool CheckHandshakeResponse(const Headers& response, std::string_view key) {
-  return HasToken(response, "Upgrade", "websocket") && HasToken(response, "Connection", "upgrade") &&
+  return response.HasToken("Upgrade", "websocket") && response.HasToken("Connection", "upgrade") &&
          TrimSpace(response.Get("Sec-WebSocket-Accept")) == AcceptKey(key);
 }
 
