@@ -8,6 +8,7 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "apimachinery/config_document.h"
 #include "apimachinery/yaml.h"
 
 namespace capstan::admission {
@@ -21,13 +22,6 @@ constexpr char kSchemeName[] = "k8s.io/apiserver/pkg/server/options/admission.go
 
 Status Bad(std::string msg) { return Status(400, "BadRequest", std::move(msg)); }
 
-std::string TypeWord(const json::value& v) {
-  if (v.is_object()) return "object";
-  if (v.is_array()) return "array";
-  if (v.is_string()) return "string";
-  if (v.is_bool()) return "bool";
-  return "number";
-}
 
 bool ReadWholeFile(const std::string& path, std::string& out, std::string& err) {
   errno = 0;
@@ -58,31 +52,12 @@ std::string GoErrno(std::string s) {
 }  // namespace
 
 StatusOr<AdmissionConfig> ParseAdmissionConfig(std::string_view data, const std::string& base_dir) {
-  am::YamlParseOptions yo;
-  yo.strict = true;
-  yo.max_bytes = 4 << 20;
-  auto parsed = am::YamlToJson(data, yo);
-  if (!parsed.ok()) return Bad("error converting YAML to JSON: " + parsed.status().message());
-  const json::value& v = parsed->value;
-  if (!v.is_object()) {
-    if (v.is_null()) return Bad("Object 'Kind' is missing in '" + std::string(data) + "'");
-    return Bad("couldn't get version/kind; json parse error: json: cannot unmarshal " + TypeWord(v) +
-               " into Go value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }");
-  }
-  const json::object& o = v.get_object();
-  auto str = [&](const char* k) {
-    const json::value* x = o.if_contains(k);
-    return x && x->is_string() ? std::string(x->get_string()) : std::string();
-  };
-  std::string api_version = str("apiVersion"), kind = str("kind");
-  if (kind.empty()) return Bad("Object 'Kind' is missing in '" + std::string(data) + "'");
-  if (api_version.empty()) return Bad("Object 'apiVersion' is missing in '" + std::string(data) + "'");
   static const std::set<std::string> kVersions = {"apiserver.config.k8s.io/v1", "apiserver.config.k8s.io/v1alpha1",
                                                   "apiserver.k8s.io/v1alpha1"};
-  if (!kVersions.count(api_version) || kind != "AdmissionConfiguration") {
-    return Bad("no kind \"" + kind + "\" is registered for version \"" + api_version + "\" in scheme \"" + kSchemeName + "\"");
-  }
-  std::vector<std::string> strict = parsed->strict_errors;
+  auto doc = am::DecodeConfigDocument(data, "AdmissionConfiguration", kVersions, kSchemeName);
+  if (!doc.ok()) return doc.status();
+  const json::object& o = doc->object;
+  std::vector<std::string> strict = doc->strict_errors;
   std::vector<std::string> unknown;
   for (const auto& [k, x] : o) {
     if (k != "apiVersion" && k != "kind" && k != "plugins") unknown.push_back("unknown field \"" + std::string(k) + "\"");
@@ -90,13 +65,13 @@ StatusOr<AdmissionConfig> ParseAdmissionConfig(std::string_view data, const std:
   AdmissionConfig out;
   if (const json::value* plugins = o.if_contains("plugins"); plugins && !plugins->is_null()) {
     if (!plugins->is_array()) {
-      return Bad("json: cannot unmarshal " + TypeWord(*plugins) +
+      return Bad("json: cannot unmarshal " + am::JsonTypeWord(*plugins) +
                  " into Go struct field AdmissionConfiguration.plugins of type []v1.AdmissionPluginConfiguration");
     }
     size_t i = 0;
     for (const auto& p : plugins->get_array()) {
       if (!p.is_object()) {
-        return Bad("json: cannot unmarshal " + TypeWord(p) +
+        return Bad("json: cannot unmarshal " + am::JsonTypeWord(p) +
                    " into Go struct field AdmissionConfiguration.plugins of type v1.AdmissionPluginConfiguration");
       }
       AdmissionPluginConfig pc;
@@ -105,7 +80,7 @@ StatusOr<AdmissionConfig> ParseAdmissionConfig(std::string_view data, const std:
         if (k == "name" || k == "path") {
           if (x.is_null()) continue;
           if (!x.is_string()) {
-            return Bad("json: cannot unmarshal " + TypeWord(x) + " into Go struct field AdmissionPluginConfiguration.plugins." +
+            return Bad("json: cannot unmarshal " + am::JsonTypeWord(x) + " into Go struct field AdmissionPluginConfiguration.plugins." +
                        std::string(k) + " of type string");
           }
           (k == "name" ? pc.name : pc.path) = std::string(x.get_string());
@@ -127,13 +102,7 @@ StatusOr<AdmissionConfig> ParseAdmissionConfig(std::string_view data, const std:
       ++i;
     }
   }
-  if (!unknown.empty() || !strict.empty()) {
-    std::string msg = "strict decoding error: ";
-    std::vector<std::string> all = unknown;
-    if (!strict.empty()) all.push_back(am::YamlStrictErrorMessage(strict));
-    for (size_t k = 0; k < all.size(); ++k) msg += (k ? ", " : "") + all[k];
-    return Bad(msg);
-  }
+  if (std::string strict_error = am::StrictDecodingError(unknown, strict); !strict_error.empty()) return Bad(strict_error);
   return out;
 }
 

@@ -6,25 +6,17 @@ namespace capstan::cel {
 
 namespace {
 
-TypePtr Object(std::string name, std::vector<std::pair<std::string, TypePtr>> fields) {
-  auto t = std::make_shared<Type>();
-  t->kind = TypeKind::kObject;
-  t->name = std::move(name);
-  t->fields = std::move(fields);
-  return t;
-}
-
 // kube's BuildRequestType (uid, object and oldObject left out).
 TypePtr RequestType() {
   static const TypePtr kType = [] {
     TypePtr str = Primitive(TypeKind::kString);
-    TypePtr gvk = Object("kubernetes.GroupVersionKind", {{"group", str}, {"version", str}, {"kind", str}});
-    TypePtr gvr = Object("kubernetes.GroupVersionResource", {{"group", str}, {"version", str}, {"resource", str}});
-    TypePtr user = Object("kubernetes.UserInfo", {{"username", str},
+    TypePtr gvk = ObjectType("kubernetes.GroupVersionKind", {{"group", str}, {"version", str}, {"kind", str}});
+    TypePtr gvr = ObjectType("kubernetes.GroupVersionResource", {{"group", str}, {"version", str}, {"resource", str}});
+    TypePtr user = ObjectType("kubernetes.UserInfo", {{"username", str},
                                                   {"uid", str},
                                                   {"groups", ListOf(str)},
                                                   {"extra", MapOf(str, ListOf(str))}});
-    return Object("kubernetes.AdmissionRequest", {{"kind", gvk},
+    return ObjectType("kubernetes.AdmissionRequest", {{"kind", gvk},
                                                   {"resource", gvr},
                                                   {"subResource", str},
                                                   {"requestKind", gvk},
@@ -60,7 +52,7 @@ std::shared_ptr<const Env> AdmissionEnv(const AdmissionEnvOptions& opts) {
     vars.push_back({"authorizer", DynType()});
     vars.push_back({"authorizer.requestResource", DynType()});
   }
-  vars.push_back({"variables", Object("kubernetes.variables", opts.variables)});
+  vars.push_back({"variables", ObjectType("kubernetes.variables", opts.variables)});
   return std::make_shared<const Env>(Env::Kube()->Extend(std::move(vars)));
 }
 

@@ -56,6 +56,14 @@ TypePtr OpaqueType(std::string name) {
   return t;
 }
 
+TypePtr ObjectType(std::string name, std::vector<std::pair<std::string, TypePtr>> fields) {
+  auto t = std::make_shared<Type>();
+  t->kind = TypeKind::kObject;
+  t->name = std::move(name);
+  t->fields = std::move(fields);
+  return t;
+}
+
 std::string TypeString(const Type& t) {
   switch (t.kind) {
     case TypeKind::kDyn: return "dyn";

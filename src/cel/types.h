@@ -52,6 +52,8 @@ TypePtr ListOf(TypePtr elem);
 TypePtr MapOf(TypePtr key, TypePtr value);
 TypePtr OptionalOf(TypePtr inner);
 TypePtr OpaqueType(std::string name);
+// An object type with declared fields (kube's DeclType objects, e.g. kubernetes.AdmissionRequest).
+TypePtr ObjectType(std::string name, std::vector<std::pair<std::string, TypePtr>> fields);
 
 std::string TypeString(const Type& t);
 bool IsDyn(const TypePtr& t);

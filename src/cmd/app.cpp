@@ -45,6 +45,7 @@
 #include "storage/cacher/cacher_factory.h"
 #include "storage/embedded/embedded_backend.h"
 #include "cmd/storage_setup.h"
+#include "storage/transformers/config_reloader.h"
 #include "cmd/audit_setup.h"
 #include "cmd/authentication.h"
 #include "cmd/flowcontrol_setup.h"
@@ -162,9 +163,11 @@ std::string ServerUrl(const std::string& bind_address, int port) {
   return "https://" + host + ":" + std::to_string(port);
 }
 
-// The authorizer union of --authorization-mode (default Node,RBAC, as kubeadm runs kube-apiserver).
+// The authorizer chain of --authorization-config, or of --authorization-mode (default Node,RBAC, as
+// kubeadm runs kube-apiserver) and the --authorization-webhook-* flags.
 StatusOr<std::unique_ptr<authz::AuthorizationSetup>> BuildAuthorizer(const Options& o,
-                                                                     const endpoints::ApiRegistry& apis) {
+                                                                     const endpoints::ApiRegistry& apis,
+                                                                     MetricsRegistry& metrics) {
   authz::AuthorizationOptions ao;
   if (!o.authorization_modes.empty()) ao.modes = o.authorization_modes;
   ao.policy_file = o.authorization_policy_file;
@@ -174,6 +177,15 @@ StatusOr<std::unique_ptr<authz::AuthorizationSetup>> BuildAuthorizer(const Optio
       std::chrono::duration_cast<std::chrono::milliseconds>(o.authorization_webhook_cache_authorized_ttl);
   ao.webhook_unauthorized_ttl =
       std::chrono::duration_cast<std::chrono::milliseconds>(o.authorization_webhook_cache_unauthorized_ttl);
+  if (auto it = o.given.find("authorization-config"); it != o.given.end() && !it->second.empty()) {
+    ao.config_file = it->second.back();
+  }
+  for (const char* flag : {"authorization-mode", "authorization-webhook-config-file", "authorization-webhook-version",
+                           "authorization-webhook-cache-authorized-ttl", "authorization-webhook-cache-unauthorized-ttl"}) {
+    ao.legacy_flags_set = ao.legacy_flags_set || o.given.count(flag);
+  }
+  ao.metrics = &metrics;
+  ao.apiserver_id_hash = storage::transformers::ApiServerIdHash(ApiServerId());
   return authz::AuthorizationSetup::Create(std::move(ao), apis);
 }
 
@@ -261,7 +273,7 @@ Status App::State::BuildSecurity(const Pki& pki) {
       o, pki, s.apis, [&s] { return ServerUrl(s.opts.bind_address, s.http ? s.http->port() : 0); });
   if (!authentication.ok()) return authentication.status();
   s.authentication = std::move(*authentication);
-  auto authorization = BuildAuthorizer(o, s.apis);
+  auto authorization = BuildAuthorizer(o, s.apis, s.metrics);
   if (!authorization.ok()) return authorization.status();
   s.authorization = std::move(*authorization);
   return Status();
@@ -836,12 +848,10 @@ Status App::Start() {
   const Options& o = s.opts;
   // kube's check of --runtime-config (with --enable-priority-and-fairness), before anything is written.
   ASSIGN_OR_RETURN(s.runtime_config, RuntimeConfig::Parse(o.runtime_config, o.enable_priority_and_fairness));
-  // Structured authentication and authorization configuration is not read yet: refuse rather than
-  // serve with the flags' defaults (webhook authorizers and deny rules would silently vanish).
-  for (const char* flag : {"authentication-config", "authorization-config"}) {
-    if (o.given.count(flag)) {
-      return Status(400, "BadRequest", std::string("--") + flag + " is not supported by Capstan yet (it would be ignored)");
-    }
+  // Structured authentication configuration is not read yet: refuse rather than serve with the
+  // flags' defaults (its JWT issuers and rules would silently vanish).
+  if (o.given.count("authentication-config")) {
+    return Status(400, "BadRequest", "--authentication-config is not supported by Capstan yet (it would be ignored)");
   }
   // cliflag.TLSVersion's names; kube's error for others.
   static const std::set<std::string> kTlsVersions = {"VersionTLS10", "VersionTLS11", "VersionTLS12", "VersionTLS13"};

@@ -32,14 +32,13 @@ std::string HealthKey(const std::string& prefix) {
   return p.empty() ? "/health" : "/" + p + "/health";
 }
 
-// kube's APIServerID: the identity lease name with APIServerIdentity on, else empty.
+}  // namespace
+
 std::string ApiServerId() {
   char host[256] = {};
   if (!features::Enabled("APIServerIdentity") || ::gethostname(host, sizeof host - 1) != 0) return "";
   return api::coordination::IdentityFor(host);
 }
-
-}  // namespace
 
 StorageSetup::~StorageSetup() = default;
 

@@ -52,6 +52,10 @@ struct KmsMetrics;
 
 namespace capstan::cmd {
 
+// kube's APIServerID: the identity lease name with APIServerIdentity on, else empty (the label the
+// configuration-reload metrics hash).
+std::string ApiServerId();
+
 class StorageSetup {
  public:
   // `protobuf` (the built-in kinds' codec) must outlive the setup; it reads and writes kube's

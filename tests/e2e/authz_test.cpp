@@ -2,12 +2,15 @@
 // bootstrap policy (anonymous reaches only the public-info endpoints), a user from a client
 // certificate signed by the cluster CA that is forbidden with kube's wording and then allowed after
 // `kubectl create rolebinding`, escalation refused, `kubectl auth can-i` (1.31 JSON, 1.33 protobuf)
-// with --list and --as, ClusterRole aggregation into view, and --authorization-mode=AlwaysAllow.
+// with --list and --as, ClusterRole aggregation into view, and --authorization-mode=AlwaysAllow;
+// --authorization-config (issue 25): two webhooks chosen by CEL matchConditions ahead of RBAC, a
+// reload of the file while serving, failurePolicy Deny with its webhook down, kube's start-up errors.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <boost/json.hpp>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -346,6 +349,138 @@ TEST(AuthzModesE2E, UnreachableWebhookWithoutAnAllowIsAnInternalError) {
   EXPECT_EQ(HttpStatusOf(cms.response), 500) << cms.response;
   EXPECT_NE(cms.response.find("Internal Server Error: \"/api/v1/namespaces/default/configmaps\": "), std::string::npos)
       << cms.response;
+}
+
+// A kubeconfig for a webhook at `url` trusting `ca`.
+std::string WriteWebhookKubeconfig(const std::string& dir, const std::string& name, const std::string& url,
+                                   const authn::testing::TestCa& ca) {
+  std::ofstream(dir + "/ca.crt") << ca.pem();
+  std::string path = dir + "/" + name;
+  std::ofstream(path) << "apiVersion: v1\nkind: Config\nclusters:\n- name: w\n  cluster:\n    server: " << url
+                      << "\n    certificate-authority: " << dir << "/ca.crt\nusers:\n- name: api\n  user: {}\ncontexts:\n"
+                      << "- name: c\n  context:\n    cluster: w\n    user: api\ncurrent-context: c\n";
+  return path;
+}
+
+std::string WebhookEntry(const std::string& name, const std::string& kubeconfig, const std::string& policy,
+                         const std::string& condition) {
+  return "- type: Webhook\n  name: " + name + "\n  webhook:\n    timeout: 3s\n    authorizedTTL: 1s\n"
+         "    unauthorizedTTL: 1s\n    subjectAccessReviewVersion: v1\n"
+         "    matchConditionSubjectAccessReviewVersion: v1\n    failurePolicy: " + policy +
+         "\n    connectionInfo:\n      type: KubeConfigFile\n      kubeConfigFile: " + kubeconfig +
+         "\n    matchConditions:\n    - expression: has(request.resourceAttributes)\n    - expression: \"" + condition + "\"\n";
+}
+
+// A webhook answering every review with `allowed` (or denied) and `reason`, counting its calls.
+struct CountingWebhook {
+  CountingWebhook(const authn::testing::TestCa& ca, bool allow, std::string reason)
+      : server(ca, [this, allow, reason](const http::HttpRequest& req) {
+          calls++;
+          boost::json::object review = boost::json::parse(req.body).as_object();
+          boost::json::object status{{"allowed", allow}, {"reason", reason}};
+          if (!allow) status["denied"] = true;
+          review["status"] = std::move(status);
+          return authn::testing::JsonReply(200, boost::json::serialize(review));
+        }) {}
+  std::atomic<int> calls{0};
+  authn::testing::TestHttpsServer server;
+};
+
+TEST(AuthzConfigE2E, WebhooksChosenByMatchConditionsReloadAndFailClosed) {
+  authn::testing::TestCa ca;
+  CountingWebhook denier(ca, false, "no secrets for you");
+  CountingWebhook allower(ca, true, "team webhook says yes");
+  ASSERT_TRUE(denier.server.ok() && allower.server.ok());
+  std::string dir = MakeTempDir("capstan-authz-config");
+  std::string deny_kc = WriteWebhookKubeconfig(dir, "deny.kubeconfig", denier.server.url("/authorize"), ca);
+  std::string allow_kc = WriteWebhookKubeconfig(dir, "allow.kubeconfig", allower.server.url("/authorize"), ca);
+  std::string down_kc = WriteWebhookKubeconfig(dir, "down.kubeconfig", "https://127.0.0.1:1/authorize", ca);
+  const std::string head = "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nauthorizers:\n";
+  const std::string tail = "- type: Node\n  name: node\n- type: RBAC\n  name: rbac\n";
+  auto write = [&](const std::string& team) {
+    std::string tmp = dir + "/authz.yaml.tmp";
+    std::ofstream(tmp) << head
+                       << WebhookEntry("no-secrets.example.com", deny_kc, "NoOpinion",
+                                       "request.resourceAttributes.resource == 'secrets'")
+                       << WebhookEntry("team.example.com", allow_kc, "NoOpinion",
+                                       "request.resourceAttributes.namespace == '" + team + "'")
+                       << WebhookEntry("locked.example.com", down_kc, "Deny",
+                                       "request.resourceAttributes.namespace == 'locked'")
+                       << tail;
+    std::filesystem::rename(tmp, dir + "/authz.yaml");
+  };
+  write("team-a");
+  ServerProcess server({"--authorization-config=" + dir + "/authz.yaml"});
+  ASSERT_TRUE(server.ok()) << server.error();
+  auto as_alice = [&](std::vector<std::string> args) {
+    args.push_back("--as=alice");
+    return server.Kubectl(args, "", "32");
+  };
+  auto cms = as_alice({"get", "configmaps", "-n", "team-a"});
+  EXPECT_EQ(cms.exit_code, 0) << cms.err;
+  EXPECT_EQ(denier.calls.load(), 0);  // its condition (secrets) did not hold
+  int allowed_calls = allower.calls.load();
+  EXPECT_GE(allowed_calls, 1);
+  auto secrets = as_alice({"get", "secrets", "-n", "team-a"});
+  EXPECT_NE(secrets.exit_code, 0);
+  EXPECT_NE(secrets.err.find("User \"alice\" cannot list resource \"secrets\" in API group \"\" in the namespace "
+                             "\"team-a\": no secrets for you"),
+            std::string::npos)
+      << secrets.err;
+  EXPECT_GE(denier.calls.load(), 1);
+  // Neither webhook's conditions hold in team-b: RBAC decides (alice holds nothing).
+  auto other = as_alice({"get", "configmaps", "-n", "team-b"});
+  EXPECT_NE(other.exit_code, 0);
+  EXPECT_NE(other.err.find("Forbidden"), std::string::npos) << other.err;
+  EXPECT_EQ(allower.calls.load(), allowed_calls);
+  // failurePolicy Deny with the webhook down: later authorizers are not asked, and the request fails
+  // with the call's error (kube's 500).
+  auto locked = as_alice({"get", "configmaps", "-n", "locked"});
+  EXPECT_NE(locked.exit_code, 0);
+  EXPECT_NE(locked.err.find("InternalError"), std::string::npos) << locked.err;
+
+  // The file changes while serving: team-b is now the team webhook's.
+  write("team-b");
+  EXPECT_TRUE(PollFor([&] { return as_alice({"get", "configmaps", "-n", "team-b"}).exit_code == 0; },
+                      std::chrono::seconds(20)))
+      << server.log();
+  EXPECT_NE(as_alice({"get", "configmaps", "-n", "team-a"}).exit_code, 0);
+  // An invalid file keeps the chain in effect.
+  std::ofstream(dir + "/authz.yaml") << head << "- type: Webhook\n  name: broken\n";
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  EXPECT_EQ(as_alice({"get", "configmaps", "-n", "team-b"}).exit_code, 0);
+  auto metrics = server.Kubectl({"get", "--raw", "/metrics"});
+  EXPECT_NE(metrics.out.find("apiserver_authorization_config_controller_automatic_reloads_total{status=\"success\""),
+            std::string::npos);
+  EXPECT_NE(metrics.out.find("apiserver_authorization_config_controller_automatic_reloads_total{status=\"failure\""),
+            std::string::npos);
+  EXPECT_NE(metrics.out.find("apiserver_authorization_match_condition_exclusions_total{type=\"Webhook\",name=\"no-secrets.example.com\"}"),
+            std::string::npos);
+  EXPECT_NE(server.log().find("reloading authorization config"), std::string::npos);
+}
+
+TEST(AuthzConfigE2E, StartUpErrorsAreKubes) {
+  std::string dir = MakeTempDir("capstan-authz-config-bad");
+  std::ofstream(dir + "/authz.yaml") << "apiVersion: apiserver.config.k8s.io/v1beta1\nkind: AuthorizationConfiguration\n"
+                                     << "authorizers:\n- type: RBAC\n  name: rbac\n- type: RBAC\n  name: rbac\n";
+  auto start = [&](std::vector<std::string> flags) {
+    std::vector<std::string> argv = {Binary(), "--data-dir", dir + "/data", "--secure-port", "0"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    auto r = RunCommand(argv, "", std::chrono::seconds(60));
+    return std::make_pair(r.exit_code, r.out + r.err);
+  };
+  auto [code, out] = start({"--authorization-config=" + dir + "/authz.yaml"});
+  EXPECT_NE(code, 0);
+  EXPECT_NE(out.find("authorizers[1].type: Duplicate value: \"RBAC\""), std::string::npos) << out;
+  auto [code2, out2] = start({"--authorization-config=" + dir + "/authz.yaml", "--authorization-mode=RBAC"});
+  EXPECT_NE(code2, 0);
+  EXPECT_NE(out2.find("--authorization-config can not be specified when --authorization-mode or "
+                      "--authorization-webhook-* flags are defined"),
+            std::string::npos)
+      << out2;
+  auto [code3, out3] = start({"--authorization-config=" + dir + "/missing.yaml"});
+  EXPECT_NE(code3, 0);
+  EXPECT_NE(out3.find("open " + dir + "/missing.yaml: no such file or directory"), std::string::npos) << out3;
 }
 
 }  // namespace

@@ -56,10 +56,7 @@ Task<Result> UnionAuthorizer::Authorize(const Attributes& a) {
   for (auto& m : members_) {
     Result r = co_await m->Authorize(a);
     if (!r.error.empty()) errors.push_back(r.error);
-    if (r.decision != Decision::kNoOpinion) {
-      r.error = AggregateErrors(errors);
-      co_return r;
-    }
+    if (r.decision != Decision::kNoOpinion) co_return r;
     if (!r.reason.empty()) {
       if (!reasons.empty()) reasons += "\n";
       reasons += r.reason;

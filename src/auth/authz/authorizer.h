@@ -104,15 +104,17 @@ class AuthenticatedOnly : public Authorizer {
 
 class UnionAuthorizer : public Authorizer {
  public:
-  explicit UnionAuthorizer(std::vector<std::unique_ptr<Authorizer>> members) : members_(std::move(members)) {}
-  // The first Allow or Deny; otherwise no opinion with the members' reasons (one per line) and their
-  // errors aggregated.
+  explicit UnionAuthorizer(std::vector<std::shared_ptr<Authorizer>> members) : members_(std::move(members)) {}
+  explicit UnionAuthorizer(std::vector<std::unique_ptr<Authorizer>> members)
+      : members_(std::make_move_iterator(members.begin()), std::make_move_iterator(members.end())) {}
+  // The first Allow or Deny, as that member gave it (its own error); otherwise no opinion with the
+  // members' reasons (one per line) and their errors aggregated (kube's union).
   Task<Result> Authorize(const Attributes& a) override;
   // Every member's rules; incomplete when any member's are; errors aggregated.
   RulesResult RulesFor(const http::UserInfo& user, const std::string& namespace_) const override;
 
  private:
-  std::vector<std::unique_ptr<Authorizer>> members_;
+  std::vector<std::shared_ptr<Authorizer>> members_;
 };
 
 // The 403 message kube gives, e.g. `configmaps is forbidden: User "alice" cannot list resource

@@ -51,7 +51,33 @@ std::string WebhookAuthorizer::ReviewBody(const Attributes& a, const std::string
   return json::serialize(review);
 }
 
+namespace {
+
+// kube's metricsResult of one round trip.
+std::string CallResult(const Status& st) {
+  const std::string& m = st.message();
+  if (m.find("timeout") != std::string::npos || m.find("timed out") != std::string::npos || st.code() == 504) {
+    return "timeout";
+  }
+  return "error";
+}
+
+}  // namespace
+
 Task<Result> WebhookAuthorizer::Authorize(const Attributes& a) {
+  const AuthorizerMetrics* m = config_.metrics;
+  if (config_.match_conditions) {
+    auto start = std::chrono::steady_clock::now();
+    auto outcome = config_.match_conditions->Match(a);
+    if (m) {
+      m->match_seconds.With({"Webhook", config_.name})
+          ->Observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      if (!outcome.error.empty()) m->match_errors.With({"Webhook", config_.name})->Inc();
+      if (!outcome.matches && outcome.error.empty()) m->match_exclusions.With({"Webhook", config_.name})->Inc();
+    }
+    if (!outcome.error.empty()) co_return Result{config_.decision_on_error, "", outcome.error};
+    if (!outcome.matches) co_return Result{};
+  }
   std::string body = ReviewBody(a, config_.version);
   auto now = std::chrono::steady_clock::now();
   {
@@ -63,6 +89,7 @@ Task<Result> WebhookAuthorizer::Authorize(const Attributes& a) {
     }
   }
   std::string error;
+  std::string result;
   // TODO: kube's exponential backoff between attempts needs an asynchronous timer here (a sleep
   // would block an I/O thread); until then failed calls are retried at once, `attempts` times.
   for (int attempt = 0; attempt < config_.attempts; ++attempt) {
@@ -75,7 +102,18 @@ Task<Result> WebhookAuthorizer::Authorize(const Attributes& a) {
     req.body = body;
     req.timeout = config_.request_timeout;
     calls_++;
+    auto start = std::chrono::steady_clock::now();
     auto resp = co_await client_->Do(std::move(req));
+    if (!resp.ok()) {
+      result = CallResult(resp.status());
+    } else {
+      result = resp->status == 504 ? "timeout" : resp->status >= 200 && resp->status <= 299 ? "success" : "error";
+    }
+    if (m) {
+      m->webhook_evaluations.With({config_.name, result})->Inc();
+      m->webhook_duration.With({config_.name, result})
+          ->Observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
     if (!resp.ok()) {
       error = resp.status().message();
       continue;
@@ -100,16 +138,18 @@ Task<Result> WebhookAuthorizer::Authorize(const Attributes& a) {
       const auto& so = st->get_object();
       bool allowed = so.contains("allowed") && so.at("allowed").is_bool() && so.at("allowed").get_bool();
       bool denied = so.contains("denied") && so.at("denied").is_bool() && so.at("denied").get_bool();
-      r.decision = allowed ? Decision::kAllow : denied ? Decision::kDeny : Decision::kNoOpinion;
+      r.decision = denied ? Decision::kDeny : allowed ? Decision::kAllow : Decision::kNoOpinion;
       if (const auto* reason = so.if_contains("reason"); reason && reason->is_string()) r.reason = reason->get_string();
       if (const auto* ev = so.if_contains("evaluationError"); ev && ev->is_string()) r.error = ev->get_string();
+      if (allowed && denied) r.error = "webhook subject access review returned both allow and deny response";
     }
     std::lock_guard lock(mu_);
     cache_[body] = Cached{r, std::chrono::steady_clock::now() +
                                  (r.decision == Decision::kAllow ? config_.authorized_ttl : config_.unauthorized_ttl)};
     co_return r;
   }
-  co_return Result{Decision::kNoOpinion, "", error};
+  if (m && config_.decision_on_error == Decision::kNoOpinion) m->webhook_fail_open.With({config_.name, result})->Inc();
+  co_return Result{config_.decision_on_error, "", error};
 }
 
 }  // namespace capstan::authz

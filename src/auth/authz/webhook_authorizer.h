@@ -1,10 +1,13 @@
 // auth/authz/webhook_authorizer.h: the Webhook authorizer (kube's webhook.WebhookAuthorizer): each
 // decision not answered from the cache is POSTed as an authorization.k8s.io SubjectAccessReview
 // (--authorization-webhook-version v1, or v1beta1 whose spec names groups "group") to the server
-// of --authorization-webhook-config-file; status.allowed is Allow, status.denied Deny, anything else
-// no opinion, with status.reason. Answers are cached by the review's spec: allowed ones for
-// --authorization-webhook-cache-authorized-ttl (5m), others for ...-unauthorized-ttl (30s). A failed
-// call (transport error, non-2xx after a retry) is no opinion with an evaluation error.
+// of its kubeconfig (--authorization-webhook-config-file, or connectionInfo in --authorization-config);
+// status.allowed is Allow, status.denied Deny (both: Deny with kube's error), anything else no
+// opinion, with status.reason. Answers are cached by the review's spec: allowed ones for the
+// authorized TTL (5m), others for the unauthorized TTL (30s). A webhook with matchConditions is asked
+// only when they all hold (webhook_match_conditions.h); an evaluation error, or a failed call
+// (transport error, timeout, non-2xx after a retry), is the failurePolicy's decision (NoOpinion, or
+// Deny: later authorizers are not asked) with the error, as kube's decisionOnError.
 // Thread-safe.
 #pragma once
 
@@ -16,18 +19,24 @@
 #include <string>
 
 #include "auth/authz/authorizer.h"
+#include "auth/authz/authorizer_metrics.h"
+#include "auth/authz/webhook_match_conditions.h"
 #include "server/http/http_client.h"
 
 namespace capstan::authz {
 
 struct WebhookAuthzConfig {
-  std::string server;  // https URL
+  std::string name = "webhook";  // the authorizer's name in metrics
+  std::string server;            // https URL
   std::string bearer_token;
   std::string version = "v1";
   std::chrono::milliseconds authorized_ttl{5 * 60 * 1000};
   std::chrono::milliseconds unauthorized_ttl{30 * 1000};
   std::chrono::milliseconds request_timeout{30000};
   int attempts = 2;
+  Decision decision_on_error = Decision::kNoOpinion;  // failurePolicy
+  std::shared_ptr<const WebhookMatchConditions> match_conditions;  // null: every request
+  const AuthorizerMetrics* metrics = nullptr;
 };
 
 class WebhookAuthorizer : public Authorizer {

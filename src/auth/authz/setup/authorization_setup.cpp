@@ -1,6 +1,8 @@
 #include "auth/authz/setup/authorization_setup.h"
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 
 #include "apimachinery/errors.h"
 #include "auth/authz/abac_authorizer.h"
@@ -16,61 +18,207 @@ namespace capstan::authz {
 
 namespace am = capstan::apimachinery;
 
+namespace {
+
+Status Bad(std::string msg) { return Status(400, "BadRequest", std::move(msg)); }
+
+StatusOr<std::string> ReadConfigFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return Bad("open " + path + ": no such file or directory");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// kube's buildAuthorizationConfiguration, after its Validate of the legacy flags.
+StatusOr<AuthorizationConfiguration> ConfigFromFlags(const AuthorizationOptions& o) {
+  if (o.modes.empty()) return Bad("at least one authorization-mode must be passed");
+  const std::set<std::string> modes(o.modes.begin(), o.modes.end());
+  if (modes.size() != o.modes.size()) return Bad("modes should not be repeated in --authorization-mode");
+  if (modes.count("ABAC") && o.policy_file.empty()) {
+    return Bad("authorization-mode ABAC's authorization policy file not passed");
+  }
+  if (!modes.count("ABAC") && !o.policy_file.empty()) {
+    return Bad("cannot specify --authorization-policy-file without mode ABAC");
+  }
+  if (modes.count("Webhook") && o.webhook_config_file.empty()) {
+    return Bad("authorization-mode Webhook's authorization config file not passed");
+  }
+  if (modes.count("Webhook") && o.webhook_version != "v1" && o.webhook_version != "v1beta1") {
+    return Bad("unsupported authorization webhook version " + GoQuote(o.webhook_version));
+  }
+  AuthorizationConfiguration c;
+  for (const auto& m : o.modes) {
+    AuthorizerConfig a;
+    a.type = m;
+    if (m == "Webhook") {
+      a.name = "webhook";
+      WebhookAuthorizerConfig w;
+      w.authorized_ttl = o.webhook_authorized_ttl;
+      w.unauthorized_ttl = o.webhook_unauthorized_ttl;
+      w.timeout = std::chrono::seconds(30);
+      w.failure_policy = "NoOpinion";
+      w.subject_access_review_version = o.webhook_version;
+      w.connection_type = "KubeConfigFile";
+      w.kubeconfig_file = o.webhook_config_file;
+      a.webhook = std::move(w);
+    } else {
+      a.name = AuthorizerNameForMode(m);
+    }
+    c.authorizers.push_back(std::move(a));
+  }
+  return c;
+}
+
+}  // namespace
+
 StatusOr<std::unique_ptr<AuthorizationSetup>> AuthorizationSetup::Create(AuthorizationOptions opts,
                                                                          const endpoints::ApiRegistry& registry) {
   std::unique_ptr<AuthorizationSetup> s(new AuthorizationSetup(std::move(opts), registry));
-  std::vector<std::unique_ptr<Authorizer>> members;
-  members.push_back(std::make_unique<PrivilegedGroupAuthorizer>());
-  for (const auto& m : s->opts_.modes) {
-    if (m == "AlwaysAllow") {
-      members.push_back(std::make_unique<AlwaysAllow>());
-    } else if (m == "AlwaysDeny") {
-      members.push_back(std::make_unique<AlwaysDeny>());
-    } else if (m == "RBAC") {
-      auto r = std::make_unique<RbacAuthorizer>();
-      s->rbac_ = r.get();
-      members.push_back(std::move(r));
-    } else if (m == "ABAC") {
-      if (s->opts_.policy_file.empty()) {
-        return Status(400, "BadRequest", "authorization-mode ABAC's authorization policy file not passed");
-      }
-      auto policies = AbacAuthorizer::Load(s->opts_.policy_file);
-      if (!policies.ok()) return policies.status();
-      members.push_back(std::make_unique<AbacAuthorizer>(std::move(*policies)));
-    } else if (m == "Webhook") {
-      if (s->opts_.webhook_config_file.empty()) {
-        return Status(400, "BadRequest", "authorization-mode Webhook's authorization config file not passed");
-      }
-      auto target = LoadWebhookKubeconfig(s->opts_.webhook_config_file);
-      if (!target.ok()) return target.status();
-      if (s->opts_.webhook_version != "v1" && s->opts_.webhook_version != "v1beta1") {
-        return Status(400, "BadRequest", "unsupported authorization webhook version " + GoQuote(s->opts_.webhook_version));
-      }
-      if (!s->http_) s->http_ = std::make_unique<server::HttpClientEngine>();
-      auto client = s->http_->NewClient(target->tls);
-      if (!client.ok()) return client.status();
-      WebhookAuthzConfig wc;
-      wc.server = target->server;
-      wc.bearer_token = target->bearer_token;
-      wc.version = s->opts_.webhook_version;
-      wc.authorized_ttl = s->opts_.webhook_authorized_ttl;
-      wc.unauthorized_ttl = s->opts_.webhook_unauthorized_ttl;
-      members.push_back(std::make_unique<WebhookAuthorizer>(std::move(wc), std::move(*client)));
-    } else if (m == "Node") {
-      auto n = std::make_unique<NodeAuthorizer>();
-      s->node_ = n.get();
-      members.push_back(std::move(n));
-    } else {
-      return Status(400, "BadRequest", "authorization-mode " + GoQuote(m) + " is not supported by this Capstan build yet");
+  const AuthorizationOptions& o = s->opts_;
+  AuthorizationConfiguration config;
+  if (!o.config_file.empty()) {
+    if (o.legacy_flags_set) {
+      return Bad("--authorization-config can not be specified when --authorization-mode or --authorization-webhook-* "
+                 "flags are defined");
+    }
+    ASSIGN_OR_RETURN(s->config_data_, ReadConfigFile(o.config_file));
+    ASSIGN_OR_RETURN(config, LoadAuthorizationConfiguration(s->config_data_));
+  } else {
+    ASSIGN_OR_RETURN(config, ConfigFromFlags(o));
+  }
+  if (o.metrics) {
+    s->metrics_ = std::make_unique<AuthorizerMetrics>(*o.metrics);
+    if (!o.config_file.empty()) {
+      s->reloads_ = &o.metrics->NewCounterVec(
+          "apiserver_authorization_config_controller_automatic_reloads_total",
+          "Total number of automatic reloads of authorization configuration split by status and apiserver identity.",
+          {"status", "apiserver_id_hash"});
+      s->reload_timestamp_ = &o.metrics->NewGaugeVec(
+          "apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds",
+          "Timestamp of the last automatic reload of authorization configuration split by status and apiserver identity.",
+          {"status", "apiserver_id_hash"});
     }
   }
-  bool abac = std::find(s->opts_.modes.begin(), s->opts_.modes.end(), "ABAC") != s->opts_.modes.end();
-  if (!abac && !s->opts_.policy_file.empty()) {
-    return Status(400, "BadRequest", "cannot specify --authorization-policy-file without mode ABAC");
+  // The authorizers that keep state across reloads (kube's Config.New).
+  for (const auto& a : config.authorizers) {
+    if (a.type == "Webhook") continue;
+    s->required_types_.insert(a.type);
+    if (a.type == "Node" && !s->node_) {
+      s->node_ = std::make_shared<NodeAuthorizer>();
+    } else if (a.type == "RBAC" && !s->rbac_) {
+      s->rbac_ = std::make_shared<RbacAuthorizer>();
+    } else if (a.type == "ABAC" && !s->abac_) {
+      if (o.policy_file.empty()) return Bad("authorization-mode ABAC's authorization policy file not passed");
+      ASSIGN_OR_RETURN(auto policies, AbacAuthorizer::Load(o.policy_file));
+      s->abac_ = std::make_shared<AbacAuthorizer>(std::move(policies));
+    }
   }
-  s->union_ = std::make_unique<UnionAuthorizer>(std::move(members));
-  if (s->rbac_ || s->node_) s->informers_ = std::make_unique<PolicyInformers>(registry, s->rbac_, s->node_);
+  ASSIGN_OR_RETURN(auto chain, s->Build(config));
+  s->chain_ = std::make_unique<ReloadableAuthorizer>(std::move(chain));
+  s->config_ = std::move(config);
+  if (s->rbac_ || s->node_) s->informers_ = std::make_unique<PolicyInformers>(registry, s->rbac_.get(), s->node_.get());
   return s;
+}
+
+StatusOr<std::shared_ptr<Authorizer>> AuthorizationSetup::Build(const AuthorizationConfiguration& config) {
+  if (config.authorizers.empty()) return Bad("at least one authorization mode must be passed");
+  const AuthorizerMetrics* metrics = metrics_.get();
+  std::vector<std::shared_ptr<Authorizer>> members;
+  members.push_back(std::make_shared<PrivilegedGroupAuthorizer>());
+  for (const auto& a : config.authorizers) {
+    std::shared_ptr<Authorizer> member;
+    auto not_at_start = [&] {
+      return Bad("authorizer type " + a.type + " is not allowed if it was not enabled at initial server startup");
+    };
+    if (a.type == "AlwaysAllow") {
+      member = std::make_shared<AlwaysAllow>();
+    } else if (a.type == "AlwaysDeny") {
+      member = std::make_shared<AlwaysDeny>();
+    } else if (a.type == "RBAC") {
+      if (!rbac_) return not_at_start();
+      member = rbac_;
+    } else if (a.type == "Node") {
+      if (!node_) return not_at_start();
+      member = node_;
+    } else if (a.type == "ABAC") {
+      if (!abac_) return not_at_start();
+      member = abac_;
+    } else if (a.type == "Webhook" && a.webhook) {
+      const WebhookAuthorizerConfig& w = *a.webhook;
+      if (w.connection_type != "KubeConfigFile" || !w.kubeconfig_file) {
+        return Bad("authorizer " + GoQuote(a.name) + ": connectionInfo type " + w.connection_type +
+                   " is not supported by kube-apiserver (use KubeConfigFile)");
+      }
+      ASSIGN_OR_RETURN(auto target, LoadWebhookKubeconfig(*w.kubeconfig_file));
+      if (!http_) http_ = std::make_unique<server::HttpClientEngine>();
+      ASSIGN_OR_RETURN(auto client, http_->NewClient(target.tls));
+      auto compiled = WebhookMatchConditions::Compile(w.match_conditions, FieldPath());
+      if (!compiled.errors.empty()) return Bad(AggregateMessage(compiled.errors));
+      WebhookAuthzConfig wc;
+      wc.name = a.name;
+      wc.server = target.server;
+      wc.bearer_token = target.bearer_token;
+      wc.version = w.subject_access_review_version;
+      wc.authorized_ttl = std::chrono::duration_cast<std::chrono::milliseconds>(w.authorized_ttl);
+      wc.unauthorized_ttl = std::chrono::duration_cast<std::chrono::milliseconds>(w.unauthorized_ttl);
+      wc.request_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(w.timeout);
+      wc.decision_on_error = w.failure_policy == "Deny" ? Decision::kDeny : Decision::kNoOpinion;
+      wc.match_conditions = std::move(compiled.conditions);
+      wc.metrics = metrics;
+      member = std::make_shared<WebhookAuthorizer>(std::move(wc), std::move(client));
+    } else {
+      return Bad("unknown authorization mode " + a.type + " specified");
+    }
+    members.push_back(std::make_shared<InstrumentedAuthorizer>(a.type, a.name, std::move(member), metrics));
+  }
+  return std::shared_ptr<Authorizer>(std::make_shared<UnionAuthorizer>(std::move(members)));
+}
+
+AuthorizationConfiguration AuthorizationSetup::config() const {
+  std::lock_guard lock(config_mu_);
+  return config_;
+}
+
+void AuthorizationSetup::RecordReload(const char* status) {
+  if (!reloads_) return;
+  reloads_->With({status, opts_.apiserver_id_hash})->Inc();
+  auto now = std::chrono::system_clock::now().time_since_epoch();
+  reload_timestamp_->With({status, opts_.apiserver_id_hash})->Set(std::chrono::duration<double>(now).count());
+}
+
+// kube's reloadableAuthorizerResolver.checkFile.
+AuthorizationSetup::ReloadOutcome AuthorizationSetup::CheckConfigFile() {
+  std::lock_guard lock(config_mu_);
+  auto fail = [&](const Status& st) {
+    LogError("reloading authorization config", {{"path", opts_.config_file}, {"error", st.message()}});
+    RecordReload("failure");
+    return ReloadOutcome::kFailed;
+  };
+  auto data = ReadConfigFile(opts_.config_file);
+  if (!data.ok()) return fail(data.status());
+  if (*data == config_data_) return ReloadOutcome::kUnchanged;
+  LogInfo("found new authorization config data", {{"path", opts_.config_file}});
+  config_data_ = std::move(*data);
+  auto config = LoadAuthorizationConfiguration(config_data_, required_types_);
+  if (!config.ok()) return fail(config.status());
+  if (*config == config_) return ReloadOutcome::kUnchanged;
+  auto built = Build(*config);
+  if (!built.ok()) return fail(built.status());
+  config_ = std::move(*config);
+  chain_->Store(std::move(*built));
+  LogInfo("reloaded authz config", {{"path", opts_.config_file}});
+  RecordReload("success");
+  return ReloadOutcome::kReloaded;
+}
+
+void AuthorizationSetup::ScheduleReload() {
+  std::lock_guard lock(timer_mu_);
+  if (reload_stopped_) return;
+  reload_timer_ = RunAfter(opts_.reload_interval, [this] {
+    CheckConfigFile();
+    ScheduleReload();
+  });
 }
 
 AuthorizationSetup::~AuthorizationSetup() { Stop(); }
@@ -89,10 +237,21 @@ Status AuthorizationSetup::Start() {
       return Status(500, "InternalError", "authorization informers did not sync within 60s");
     }
   }
+  if (!opts_.config_file.empty()) {
+    RecordReload("success");  // kube's runReload records the configuration read at start
+    ScheduleReload();
+  }
   return Status();
 }
 
 void AuthorizationSetup::Stop() {
+  std::shared_ptr<TimerHandle> t;
+  {
+    std::lock_guard lock(timer_mu_);
+    reload_stopped_ = true;
+    t = std::move(reload_timer_);
+  }
+  if (t) t->Cancel();
   if (informers_) informers_->Stop();
 }
 
@@ -143,7 +302,7 @@ Task<Status> AuthorizationSetup::Guard(const registry::AdmissionAttributes& attr
       if (old_rules == rules && same_agg) co_return Status();
     }
     // kube's RoleEscalationAuthorized: the escalate verb on the role.
-    Result r = co_await union_->Authorize(ResourceAttributes(*user, "escalate", resource, attrs.namespace_, attrs.name));
+    Result r = co_await chain_->Authorize(ResourceAttributes(*user, "escalate", resource, attrs.namespace_, attrs.name));
     if (r.decision == Decision::kAllow) co_return Status();
     if (aggregated && resource == "clusterroles") rules.clear();  // the controller fills them in
     std::string err = ConfirmNoEscalation(*policy, *user, attrs.namespace_, rules);
@@ -166,7 +325,7 @@ Task<Status> AuthorizationSetup::Guard(const registry::AdmissionAttributes& attr
   }
   // kube's BindingAuthorized: the bind verb on the referenced role.
   std::string role_resource = ref.kind == "Role" ? "roles" : "clusterroles";
-  Result r = co_await union_->Authorize(ResourceAttributes(*user, "bind", role_resource, attrs.namespace_, ref.name));
+  Result r = co_await chain_->Authorize(ResourceAttributes(*user, "bind", role_resource, attrs.namespace_, ref.name));
   if (r.decision == Decision::kAllow) co_return Status();
   const RoleData* role = nullptr;
   if (ref.kind == "Role") {
@@ -203,7 +362,7 @@ api::authorization::AuthorizationApiOptions AuthorizationSetup::ReviewOptions() 
     a.subresource = ra.subresource;
     a.name = ra.name;
     a.path = ra.path;
-    Result r = co_await union_->Authorize(a);
+    Result r = co_await chain_->Authorize(a);
     api::authorization::ReviewDecision d;
     d.allowed = r.decision == Decision::kAllow;
     d.denied = r.decision == Decision::kDeny;
@@ -212,7 +371,7 @@ api::authorization::AuthorizationApiOptions AuthorizationSetup::ReviewOptions() 
     co_return d;
   };
   o.rules = [this](const UserInfo& user, const std::string& ns) {
-    RulesResult r = union_->RulesFor(user, ns);
+    RulesResult r = chain_->RulesFor(user, ns);
     api::authorization::RulesDecision d;
     for (auto& x : r.resource_rules) d.resource_rules.push_back({x.verbs, x.api_groups, x.resources, x.resource_names});
     for (auto& x : r.non_resource_rules) d.non_resource_rules.push_back({x.verbs, x.non_resource_urls});

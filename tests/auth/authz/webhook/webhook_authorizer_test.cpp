@@ -1,11 +1,14 @@
 // The Webhook authorizer over HTTPS: the SubjectAccessReview it sends (v1 and v1beta1), allow, deny
 // and no-opinion answers, the cache by review, failures as evaluation errors, and the kubeconfig it
-// reads the server, CA and client certificate from.
+// reads the server, CA and client certificate from; --authorization-config: webhooks with
+// matchConditions, failurePolicy Deny, the reload of a changed file and its metrics.
 #include "auth/authz/webhook_authorizer.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+
+#include "util/metrics.h"
 
 #include "auth/authz/setup/authorization_setup.h"
 #include "auth/authz/setup/webhook_config.h"
@@ -109,6 +112,118 @@ TEST(WebhookAuthorizer, SetupNeedsTheConfigFile) {
   auto abac = AuthorizationSetup::Create(o, apis);
   ASSERT_FALSE(abac.ok());
   EXPECT_EQ(abac.status().message(), "cannot specify --authorization-policy-file without mode ABAC");
+}
+
+std::string WebhookKubeconfig(const TempDir& dir, const std::string& name, const std::string& url, const TestCa& ca) {
+  dir.Write("ca.crt", ca.pem());
+  return dir.Write(name, "apiVersion: v1\nkind: Config\nclusters:\n- name: w\n  cluster:\n    server: " + url +
+                             "\n    certificate-authority: ca.crt\nusers:\n- name: api\n  user: {}\n"
+                             "contexts:\n- name: c\n  context:\n    cluster: w\n    user: api\ncurrent-context: c\n");
+}
+
+std::string OneWebhookConfig(const std::string& kubeconfig, const std::string& condition, const std::string& policy) {
+  return "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nauthorizers:\n"
+         "- type: Webhook\n  name: gate.example.com\n  webhook:\n    timeout: 2s\n    subjectAccessReviewVersion: v1\n"
+         "    matchConditionSubjectAccessReviewVersion: v1\n    failurePolicy: " +
+         policy + "\n    connectionInfo:\n      type: KubeConfigFile\n      kubeConfigFile: " + kubeconfig +
+         "\n    matchConditions:\n    - expression: " + condition + "\n- type: RBAC\n  name: rbac\n";
+}
+
+double Sample(const MetricsRegistry& m, const std::string& line_prefix) {
+  std::string text = m.Expose();
+  auto pos = text.find("\n" + line_prefix);
+  if (pos == std::string::npos) return -1;
+  pos = text.find(' ', pos + 1 + line_prefix.size());
+  return std::stod(text.substr(pos + 1));
+}
+
+TEST(AuthorizationConfigFile, MatchConditionsChooseTheWebhookAndAReloadChangesThem) {
+  TestCa ca;
+  std::atomic<int> calls{0};
+  TestHttpsServer webhook(ca, [&](const http::HttpRequest& req) {
+    calls++;
+    json::object review = json::parse(req.body).as_object();
+    review["status"] = json::object{{"allowed", true}, {"reason", "gate says yes"}};
+    return JsonReply(200, json::serialize(review));
+  });
+  ASSERT_TRUE(webhook.ok());
+  TempDir dir;
+  std::string kc = WebhookKubeconfig(dir, "gate.kubeconfig", webhook.url("/authorize"), ca);
+  std::string file = dir.Write("authz.yaml", OneWebhookConfig(kc, "request.user == 'alice'", "NoOpinion"));
+  endpoints::ApiRegistry apis;
+  MetricsRegistry metrics;
+  AuthorizationOptions o;
+  o.config_file = file;
+  o.metrics = &metrics;
+  o.apiserver_id_hash = "sha256:x";
+  auto s = AuthorizationSetup::Create(o, apis);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  Authorizer& az = (*s)->authorizer();
+  Result alice = SyncWait(az.Authorize(Res("alice", "get", "pods")));
+  EXPECT_EQ(alice.decision, Decision::kAllow);
+  EXPECT_EQ(alice.reason, "gate says yes");
+  EXPECT_EQ(SyncWait(az.Authorize(Res("bob", "get", "pods"))).decision, Decision::kNoOpinion);
+  EXPECT_EQ(calls.load(), 1);  // bob's request never reached the webhook
+  EXPECT_EQ(Sample(metrics, "apiserver_authorization_match_condition_exclusions_total{type=\"Webhook\",name=\"gate.example.com\"}"), 1);
+  EXPECT_EQ(Sample(metrics, "apiserver_authorization_decisions_total{type=\"Webhook\",name=\"gate.example.com\",decision=\"allowed\"}"), 1);
+  EXPECT_EQ(Sample(metrics, "apiserver_authorization_webhook_evaluations_total{name=\"gate.example.com\",result=\"success\"}"), 1);
+
+  EXPECT_EQ((*s)->CheckConfigFile(), AuthorizationSetup::ReloadOutcome::kUnchanged);
+  dir.Write("authz.yaml", OneWebhookConfig(kc, "request.user == 'bob'", "NoOpinion"));
+  EXPECT_EQ((*s)->CheckConfigFile(), AuthorizationSetup::ReloadOutcome::kReloaded);
+  EXPECT_EQ(SyncWait(az.Authorize(Res("bob", "get", "pods"))).decision, Decision::kAllow);
+  EXPECT_EQ(SyncWait(az.Authorize(Res("carol", "get", "pods"))).decision, Decision::kNoOpinion);
+
+  // A file that drops RBAC (a type the server started with) or does not parse leaves the chain as it is.
+  dir.Write("authz.yaml", "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nauthorizers:\n"
+                          "- type: AlwaysAllow\n  name: alwaysallow\n");
+  EXPECT_EQ((*s)->CheckConfigFile(), AuthorizationSetup::ReloadOutcome::kFailed);
+  dir.Write("authz.yaml", "{not yaml");
+  EXPECT_EQ((*s)->CheckConfigFile(), AuthorizationSetup::ReloadOutcome::kFailed);
+  EXPECT_EQ(SyncWait(az.Authorize(Res("carol", "get", "pods"))).decision, Decision::kNoOpinion);
+  EXPECT_EQ(SyncWait(az.Authorize(Res("bob", "get", "pods"))).decision, Decision::kAllow);
+  EXPECT_EQ(Sample(metrics, "apiserver_authorization_config_controller_automatic_reloads_total{status=\"failure\",apiserver_id_hash=\"sha256:x\"}"), 2);
+  EXPECT_EQ(Sample(metrics, "apiserver_authorization_config_controller_automatic_reloads_total{status=\"success\",apiserver_id_hash=\"sha256:x\"}"), 1);
+}
+
+TEST(AuthorizationConfigFile, FailurePolicyDenyStopsTheChainWithTheError) {
+  TestCa ca;
+  TempDir dir;
+  std::string kc = WebhookKubeconfig(dir, "down.kubeconfig", "https://127.0.0.1:1/authorize", ca);
+  endpoints::ApiRegistry apis;
+  AuthorizationOptions o;
+  o.config_file = dir.Write("authz.yaml", OneWebhookConfig(kc, "\"true\"", "Deny"));
+  auto s = AuthorizationSetup::Create(o, apis);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  Result r = SyncWait((*s)->authorizer().Authorize(Res("alice", "get", "pods")));
+  EXPECT_EQ(r.decision, Decision::kDeny);
+  EXPECT_FALSE(r.error.empty());
+  // NoOpinion lets the next authorizer decide, with the error kept.
+  dir.Write("authz.yaml", OneWebhookConfig(kc, "\"true\"", "NoOpinion"));
+  ASSERT_EQ((*s)->CheckConfigFile(), AuthorizationSetup::ReloadOutcome::kReloaded);
+  r = SyncWait((*s)->authorizer().Authorize(Res("alice", "get", "pods")));
+  EXPECT_EQ(r.decision, Decision::kNoOpinion);
+  EXPECT_FALSE(r.error.empty());
+}
+
+TEST(AuthorizationConfigFile, ExcludesTheLegacyFlagsAndMustExist) {
+  endpoints::ApiRegistry apis;
+  AuthorizationOptions o;
+  o.config_file = "/nonexistent/authz.yaml";
+  auto missing = AuthorizationSetup::Create(o, apis);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().message(), "open /nonexistent/authz.yaml: no such file or directory");
+  o.legacy_flags_set = true;
+  auto both = AuthorizationSetup::Create(o, apis);
+  ASSERT_FALSE(both.ok());
+  EXPECT_EQ(both.status().message(),
+            "--authorization-config can not be specified when --authorization-mode or --authorization-webhook-* flags "
+            "are defined");
+  AuthorizationOptions repeated;
+  repeated.modes = {"RBAC", "RBAC"};
+  auto r = AuthorizationSetup::Create(repeated, apis);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "modes should not be repeated in --authorization-mode");
 }
 
 }  // namespace
