@@ -28,12 +28,12 @@ CacherCore::CacherCore(CacherConfig c)
 
 Cacher::Cacher(CacherConfig config) : core_(std::make_shared<CacherCore>(std::move(config))) {
   core_->ScheduleTick();
-  reflector_ = std::thread([core = core_] { core->RunReflector(); });
+  CacherCore::StartReflector(core_);
 }
 
 Cacher::~Cacher() {
   core_->Shutdown();
-  if (reflector_.joinable()) reflector_.join();
+  core_->WaitReflectorDone();
 }
 
 namespace {
@@ -102,9 +102,9 @@ void Cacher::FlushWatchBatches() {
 }
 
 void Cacher::FailStorageWatchForTest(Status error) {
-  std::lock_guard lock(core_->mu);
-  if (!core_->watch_error) core_->watch_error = std::move(error);
-  core_->cv.notify_all();
+  WatchResponse r;
+  r.error = std::move(error);
+  core_->OnWatchResponse(std::move(r));
 }
 
 namespace {

@@ -27,16 +27,17 @@
 // repeats a change. Results of cached reads are the objects' shared JSON when the caller accepts it
 // (accept_serialized), else parsed objects.
 //
-// Thread-safety: every method is safe from any thread. A Cacher runs one reflector thread (list and
-// watch control) and a periodic tick (bookmarks, deadlines); its storage watch callbacks run on the
-// backend's threads. Destroying it ends its watchers; the Backend and store must outlive it.
+// Thread-safety: every method is safe from any thread. A Cacher's reflector (list and watch control)
+// is a coroutine on one thread all watch caches share, and a periodic tick (bookmarks, deadlines)
+// runs on the timer thread; its storage watch callbacks run on the backend's threads. Destroying it
+// ends its watchers and waits for its reflector to end (never destroy one on the reflector thread);
+// the Backend and store must outlive it.
 #pragma once
 
 #include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "apimachinery/json_write.h"
 #include "storage/backend.h"
@@ -132,7 +133,6 @@ class Cacher : public ObjectStore {
 
  private:
   std::shared_ptr<CacherCore> core_;
-  std::thread reflector_;
 };
 
 }  // namespace capstan::storage

@@ -25,6 +25,8 @@
 #include "storage/cacher/cacher.h"
 #include "storage/cacher/cacher_metrics.h"
 #include "storage/cacher/watch_cache.h"
+#include "util/async.h"
+#include "util/task.h"
 #include "util/timer.h"
 
 namespace capstan::storage {
@@ -49,7 +51,7 @@ struct CacherCore : std::enable_shared_from_this<CacherCore> {
   std::shared_ptr<WatchBatcher> batcher;  // null when config.watch_batch_window is 0
 
   mutable std::mutex mu;
-  std::condition_variable cv;  // reflector wake-ups and WaitReady
+  std::condition_variable cv;  // WaitReady and the reflector's end
   WatchCache cache;            // GUARDED_BY(mu)
   using SlotMap = std::map<uint64_t, std::shared_ptr<WatcherSlot>>;
   // (namespace, name) scopes, looked up with string_view pairs.
@@ -68,6 +70,10 @@ struct CacherCore : std::enable_shared_from_this<CacherCore> {
   std::multimap<int64_t, std::shared_ptr<FreshWaiter>> fresh_waiters;  // GUARDED_BY(mu)
   bool stopping = false;  // GUARDED_BY(mu)
   std::optional<Status> watch_error;  // GUARDED_BY(mu): the storage watch ended with it
+  // What the reflector waits on now (the storage watch's end, a retry delay); set by a watch error,
+  // the delay's timer and Shutdown.
+  std::shared_ptr<AsyncEvent> reflector_wake;  // GUARDED_BY(mu)
+  bool reflector_done = false;                 // GUARDED_BY(mu)
   int64_t lists = 0;  // GUARDED_BY(mu)
   int64_t watchers_terminated = 0;  // GUARDED_BY(mu)
   std::atomic<bool> ready{false};
@@ -91,8 +97,14 @@ struct CacherCore : std::enable_shared_from_this<CacherCore> {
   Task<StatusOr<std::pair<std::vector<CachedObjectPtr>, int64_t>>> StoreState(const WatchFilter& f);
   void RequestProgress();
 
-  // cacher_reflector.cpp: the storage list/watch loop and dispatch.
-  void RunReflector();
+  // cacher_reflector.cpp: the storage list/watch loop and dispatch. StartReflector runs the loop as a
+  // coroutine on the watch caches' shared reflector thread; WaitReflectorDone blocks until it ended
+  // (after Shutdown).
+  static void StartReflector(const std::shared_ptr<CacherCore>& core);
+  void WaitReflectorDone();
+  static Task<void> Reflect(std::shared_ptr<CacherCore> self);
+  // Waits `d` (false: stopping).
+  Task<bool> Pause(std::chrono::milliseconds d);
   void OnWatchResponse(WatchResponse resp);
   void DispatchLocked(const CachedEventPtr& e, std::vector<detail::Waiter>& wake);
   void CompleteFreshLocked(std::vector<std::shared_ptr<FreshWaiter>>& done);

@@ -2,6 +2,7 @@
 // (resume after a failed watch, re-list after compaction), turning storage events into cached events,
 // dispatching them to watchers, and the periodic tick (bookmarks, watcher deadlines).
 #include <algorithm>
+#include <thread>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -25,33 +26,79 @@ StatusOr<CachedObjectPtr> CacherCore::MakeObject(const std::string& key, std::st
   return CachedObject::Make(key, prefix.size(), std::move(*obj), revision, config.fields, config.json);
 }
 
-void CacherCore::RunReflector() {
+namespace {
+
+// The one thread every watch cache's reflector runs on (lists, resumes, re-lists): a loop whose
+// executor is current on it, so each await continues there.
+std::shared_ptr<LocalLoop> ReflectorLoop() {
+  static const std::shared_ptr<LocalLoop> kLoop = [] {
+    auto loop = std::make_shared<LocalLoop>();
+    std::thread([loop] {
+      ExecutorScope scope(loop);
+      loop->Run();
+    }).detach();
+    return loop;
+  }();
+  return kLoop;
+}
+
+}  // namespace
+
+void CacherCore::StartReflector(const std::shared_ptr<CacherCore>& core) {
+  ReflectorLoop()->Post([core] {
+    Spawn([](std::shared_ptr<CacherCore> self) -> Task<void> {
+      co_await Reflect(self);
+      std::lock_guard lock(self->mu);
+      self->reflector_done = true;
+      self->cv.notify_all();
+    }(core));
+  });
+}
+
+void CacherCore::WaitReflectorDone() {
+  std::unique_lock lock(mu);
+  cv.wait(lock, [&] { return reflector_done; });
+}
+
+Task<bool> CacherCore::Pause(std::chrono::milliseconds d) {
+  auto ev = std::make_shared<AsyncEvent>();
+  {
+    std::lock_guard lock(mu);
+    if (stopping) co_return false;
+    reflector_wake = ev;
+  }
+  auto timer = RunAfter(d, [ev] { ev->Set(); });
+  co_await ev->Wait();
+  timer->Cancel();
+  std::lock_guard lock(mu);
+  reflector_wake.reset();
+  co_return !stopping;
+}
+
+Task<void> CacherCore::Reflect(std::shared_ptr<CacherCore> self) {
+  CacherCore& c = *self;
+  const CacherConfig& config = c.config;
   int64_t resume_from = 0;  // 0: list first
   auto delay = std::chrono::milliseconds(100);
-  auto wait = [&](std::chrono::milliseconds d) {
-    std::unique_lock lock(mu);
-    cv.wait_for(lock, d, [&] { return stopping; });
-    return !stopping;
-  };
   while (true) {
     {
-      std::lock_guard lock(mu);
-      if (stopping) return;
+      std::lock_guard lock(c.mu);
+      if (c.stopping) co_return;
     }
     if (resume_from == 0) {
       // List every object at one revision, page by page.
       std::vector<CachedObjectPtr> objects;
       int64_t rev = 0;
-      std::string from = prefix;
+      std::string from = c.prefix;
       size_t listed_bytes = 0;
       Status failed;
       while (true) {
         RangeRequest req;
         req.key = from;
-        req.range_end = prefix_end;
+        req.range_end = c.prefix_end;
         req.revision = rev;
         req.limit = config.list_page_size;
-        auto resp = SyncWait(config.backend->Range(std::move(req)));
+        auto resp = co_await config.backend->Range(std::move(req));
         if (!resp.ok()) {
           failed = resp.TakeStatus();
           break;
@@ -59,7 +106,7 @@ void CacherCore::RunReflector() {
         if (rev == 0) rev = resp->revision;
         for (auto& kv : resp->kvs) {
           listed_bytes += kv.value.size();
-          auto obj = MakeObject(kv.key, kv.value, kv.mod_revision);
+          auto obj = c.MakeObject(kv.key, kv.value, kv.mod_revision);
           if (!obj.ok()) {
             LogWarn("watch cache: undecodable object skipped", {{"key", kv.key}, {"error", obj.status().message()}});
             continue;
@@ -71,70 +118,76 @@ void CacherCore::RunReflector() {
       }
       if (!failed.ok()) {
         LogWarn("watch cache: list failed", {{"resource", ResourceName(config)}, {"error", failed.message()}});
-        if (!wait(delay)) return;
+        if (!co_await c.Pause(delay)) co_return;
         delay = std::min(delay * 2, config.max_retry_delay);
         continue;
       }
       std::vector<detail::Waiter> wake;
       std::vector<std::shared_ptr<FreshWaiter>> fresh;
       {
-        std::lock_guard lock(mu);
-        auto changes = cache.Replace(std::move(objects), rev);
-        for (const auto& e : changes) DispatchLocked(e, wake);
-        ++lists;
-        CompleteFreshLocked(fresh);
-        ready.store(true);
-        Set(metrics.resource_version, static_cast<double>(cache.revision()));
-        Set(metrics.capacity, static_cast<double>(cache.capacity()));
-        Set(metrics.objects, static_cast<double>(cache.size()));
-        cv.notify_all();
+        std::lock_guard lock(c.mu);
+        auto changes = c.cache.Replace(std::move(objects), rev);
+        for (const auto& e : changes) c.DispatchLocked(e, wake);
+        ++c.lists;
+        c.CompleteFreshLocked(fresh);
+        c.ready.store(true);
+        Set(c.metrics.resource_version, static_cast<double>(c.cache.revision()));
+        Set(c.metrics.capacity, static_cast<double>(c.cache.capacity()));
+        Set(c.metrics.objects, static_cast<double>(c.cache.size()));
+        c.cv.notify_all();
       }
-      Inc(metrics.initializations);
+      Inc(c.metrics.initializations);
       for (auto& w : wake) w.Resume();
       for (auto& f : fresh) f->Fire(true);
       LogInfo("watch cache initialized", {{"resource", ResourceName(config)}, {"revision", std::to_string(rev)}});
 #ifdef __GLIBC__
-      // A large list leaves its pages and parse buffers free in this thread's malloc arena; give them
-      // back (about 10 MiB of RSS after listing 10k 1-KiB objects).
+      // A large list leaves its pages and parse buffers free in the malloc arenas; give them back
+      // (about 10 MiB of RSS after listing 10k 1-KiB objects).
       if (listed_bytes >= kTrimAfterListBytes) malloc_trim(0);
 #endif
       resume_from = rev + 1;
     }
 
     // Watch from where the cache is; a failure ends it and the loop decides how to go on.
+    auto ended = std::make_shared<AsyncEvent>();
     {
-      std::lock_guard lock(mu);
-      watch_error.reset();
+      std::lock_guard lock(c.mu);
+      if (c.stopping) co_return;
+      c.watch_error.reset();
+      c.reflector_wake = ended;
     }
     WatchRequest req;
-    req.key = prefix;
-    req.range_end = prefix_end;
+    req.key = c.prefix;
+    req.range_end = c.prefix_end;
     req.start_revision = resume_from;
     req.progress_notify = true;
-    auto self = shared_from_this();
-    auto h = config.backend->Watch(std::move(req), [self](WatchResponse r) { self->OnWatchResponse(std::move(r)); });
+    std::weak_ptr<CacherCore> weak = self;
+    auto h = config.backend->Watch(std::move(req), [weak](WatchResponse r) {
+      if (auto core = weak.lock()) core->OnWatchResponse(std::move(r));
+    });
     {
-      std::lock_guard lock(handle_mu);
-      handle = std::move(h);
+      std::lock_guard lock(c.handle_mu);
+      c.handle = std::move(h);
     }
+    co_await ended->Wait();
     Status error;
     {
-      std::unique_lock lock(mu);
-      cv.wait(lock, [&] { return stopping || watch_error.has_value(); });
-      if (watch_error) error = *watch_error;
+      std::lock_guard lock(c.mu);
+      c.reflector_wake.reset();
+      if (c.watch_error) error = *c.watch_error;
     }
     {
       std::unique_ptr<WatchHandle> old;
       {
-        std::lock_guard lock(handle_mu);
-        old = std::move(handle);
+        std::lock_guard lock(c.handle_mu);
+        old = std::move(c.handle);
       }
       old.reset();  // no callback runs after this
     }
     {
-      std::lock_guard lock(mu);
-      if (stopping) return;
-      resume_from = cache.revision() + 1;
+      std::lock_guard lock(c.mu);
+      if (c.stopping) co_return;
+      resume_from = c.cache.revision() + 1;
     }
     if (error.IsStorage(StorageCode::kCompacted)) {
       LogInfo("watch cache: storage watch compacted, re-listing", {{"resource", ResourceName(config)}});
@@ -144,16 +197,20 @@ void CacherCore::RunReflector() {
     }
     LogWarn("watch cache: storage watch ended, resuming",
             {{"resource", ResourceName(config)}, {"error", error.message()}, {"from", std::to_string(resume_from)}});
-    if (!wait(delay)) return;
+    if (!co_await c.Pause(delay)) co_return;
     delay = std::min(delay * 2, config.max_retry_delay);
   }
 }
 
 void CacherCore::OnWatchResponse(WatchResponse resp) {
   if (!resp.error.ok()) {
-    std::lock_guard lock(mu);
-    if (!watch_error) watch_error = std::move(resp.error);
-    cv.notify_all();
+    std::shared_ptr<AsyncEvent> wake;
+    {
+      std::lock_guard lock(mu);
+      if (!watch_error) watch_error = std::move(resp.error);
+      wake = reflector_wake;
+    }
+    if (wake) wake->Set();
     return;
   }
   // Build the cached objects before taking the lock. Only this callback changes the cache while the
@@ -327,6 +384,7 @@ void CacherCore::ScheduleTick() {
 }
 
 void CacherCore::Shutdown() {
+  std::shared_ptr<AsyncEvent> reflector_wake_on_stop;
   std::vector<detail::Waiter> wake;
   std::vector<std::shared_ptr<FreshWaiter>> fresh;
   {
@@ -345,8 +403,10 @@ void CacherCore::Shutdown() {
     watcher_count = 0;
     for (auto& [rev, f] : fresh_waiters) fresh.push_back(f);
     fresh_waiters.clear();
+    reflector_wake_on_stop = reflector_wake;
     cv.notify_all();
   }
+  if (reflector_wake_on_stop) reflector_wake_on_stop->Set();
   std::shared_ptr<TimerHandle> t;
   {
     std::lock_guard lock(handle_mu);
