@@ -19,6 +19,7 @@ std::string WebhookAuthorizer::ReviewBody(const Attributes& a, const std::string
     if (!a.resource.empty()) ra["resource"] = a.resource;
     if (!a.subresource.empty()) ra["subresource"] = a.subresource;
     if (!a.name.empty()) ra["name"] = a.name;
+    AddSelectorAttributes(a, ra);
     spec["resourceAttributes"] = std::move(ra);
   } else {
     json::object nra;

@@ -3,6 +3,8 @@
 #include <boost/json.hpp>
 #include <set>
 
+#include "apimachinery/fields.h"
+#include "apimachinery/labels.h"
 #include "cel/admission_expressions.h"
 #include "cel/authorization_expressions.h"
 #include "cel/crd_rules.h"
@@ -29,17 +31,52 @@ json::object RequestJson(const Attributes& a) {
   for (const auto& [k, vals] : a.user.extra) extra[k] = Strings(vals);
   json::object spec{{"user", a.user.name}, {"groups", Strings(a.user.groups)}, {"uid", a.user.uid}, {"extra", std::move(extra)}};
   if (a.resource_request) {
-    spec["resourceAttributes"] = json::object{{"namespace", a.namespace_}, {"verb", a.verb},
-                                              {"group", a.api_group},      {"version", a.api_version},
-                                              {"resource", a.resource},    {"subresource", a.subresource},
-                                              {"name", a.name}};
+    json::object ra{{"namespace", a.namespace_}, {"verb", a.verb},         {"group", a.api_group},
+                    {"version", a.api_version}, {"resource", a.resource}, {"subresource", a.subresource},
+                    {"name", a.name}};
+    AddSelectorAttributes(a, ra);
+    spec["resourceAttributes"] = std::move(ra);
   } else {
     spec["nonResourceAttributes"] = json::object{{"verb", a.verb}, {"path", a.path}};
   }
   return spec;
 }
 
+json::object Requirement(const std::string& key, const char* op, const std::vector<std::string>& values) {
+  json::object r{{"key", key}, {"operator", op}};
+  if (!values.empty()) r["values"] = Strings(values);
+  return r;
+}
+
 }  // namespace
+
+void AddSelectorAttributes(const Attributes& a, json::object& resource_attributes) {
+  if (!a.field_selector.empty()) {
+    if (auto fs = apimachinery::ParseFieldSelector(a.field_selector); fs.ok()) {
+      json::array reqs;
+      for (const auto& r : fs->Requirements()) reqs.push_back(Requirement(r.field, r.not_equals ? "NotIn" : "In", {r.value}));
+      if (!reqs.empty()) resource_attributes["fieldSelector"] = json::object{{"requirements", std::move(reqs)}};
+    }
+  }
+  if (!a.label_selector.empty()) {
+    if (auto ls = apimachinery::ParseLabelSelector(a.label_selector); ls.ok()) {
+      using Op = apimachinery::SelectorOp;
+      json::array reqs;
+      for (const auto& r : ls->Requirements()) {
+        const char* op = nullptr;
+        switch (r.op()) {
+          case Op::kEquals: case Op::kDoubleEquals: case Op::kIn: op = "In"; break;
+          case Op::kNotEquals: case Op::kNotIn: op = "NotIn"; break;
+          case Op::kExists: op = "Exists"; break;
+          case Op::kDoesNotExist: op = "DoesNotExist"; break;
+          default: break;
+        }
+        if (op) reqs.push_back(Requirement(r.key(), op, r.values()));
+      }
+      if (!reqs.empty()) resource_attributes["labelSelector"] = json::object{{"requirements", std::move(reqs)}};
+    }
+  }
+}
 
 WebhookMatchConditions::Compiled WebhookMatchConditions::Compile(const std::vector<std::string>& expressions,
                                                                  const FieldPath& path) {

@@ -11,6 +11,7 @@
 // Immutable once compiled; Match may run concurrently.
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,5 +42,12 @@ class WebhookMatchConditions {
  private:
   std::vector<std::shared_ptr<const cel::Program>> programs_;
 };
+
+// kube's AuthorizeWithSelectors (beta, on in 1.32): the request's field and label selectors as a
+// SubjectAccessReview's resourceAttributes.fieldSelector / .labelSelector {"requirements": [...]}
+// (field =, == -> In, != -> NotIn; label =, ==, in -> In, !=, notin -> NotIn, exists, !key ->
+// DoesNotExist; gt/lt dropped), added to `resource_attributes` when there are any. A selector that
+// does not parse adds nothing.
+void AddSelectorAttributes(const Attributes& a, boost::json::object& resource_attributes);
 
 }  // namespace capstan::authz

@@ -156,6 +156,20 @@ TEST(WebhookMatchConditions, AllTrueCallsAnyFalseSkipsErrorsDecide) {
   EXPECT_EQ(f.error, "");
 }
 
+TEST(WebhookMatchConditions, SeeTheListSelectors) {
+  auto compiled = WebhookMatchConditions::Compile(
+      {"has(request.resourceAttributes.fieldSelector) && request.resourceAttributes.fieldSelector.requirements.exists(r, "
+       "r.key == 'spec.nodeName' && r.operator == 'In' && 'node-1' in r.values)"},
+      FieldPath());
+  ASSERT_TRUE(compiled.conditions) << AggregateMessage(compiled.errors);
+  Attributes a = Request("node-agent", "default");
+  a.verb = "list";
+  EXPECT_FALSE(compiled.conditions->Match(a).matches);
+  a.field_selector = "spec.nodeName=node-1";
+  auto m = compiled.conditions->Match(a);
+  EXPECT_TRUE(m.matches) << m.error;
+}
+
 TEST(WebhookMatchConditions, CompileChecks) {
   std::vector<std::string> many;
   for (int i = 0; i < 65; ++i) many.push_back("request.user == '" + std::to_string(i) + "'");

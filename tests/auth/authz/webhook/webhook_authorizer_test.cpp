@@ -46,6 +46,25 @@ TEST(WebhookAuthorizer, ReviewBodyV1AndV1beta1) {
   EXPECT_EQ(b1["spec"].at("group").at(1), kAllAuthenticated);
 }
 
+TEST(WebhookAuthorizer, ListSelectorsBecomeRequirements) {
+  Attributes a = Res("alice", "list", "pods");
+  a.field_selector = "spec.nodeName=node-1,metadata.name!=x";
+  a.label_selector = "app in (web,api),!canary,tier,env!=prod,size>3";
+  json::object v1 = json::parse(WebhookAuthorizer::ReviewBody(a, "v1")).as_object();
+  const auto& ra = v1["spec"].at("resourceAttributes");
+  EXPECT_EQ(json::serialize(ra.at("fieldSelector")),
+            R"({"requirements":[{"key":"metadata.name","operator":"NotIn","values":["x"]},)"
+            R"({"key":"spec.nodeName","operator":"In","values":["node-1"]}]})");  // sorted, as kube's parser sorts
+  EXPECT_EQ(json::serialize(ra.at("labelSelector")),
+            R"({"requirements":[{"key":"app","operator":"In","values":["api","web"]},)"
+            R"({"key":"canary","operator":"DoesNotExist"},{"key":"env","operator":"NotIn","values":["prod"]},)"
+            R"({"key":"tier","operator":"Exists"}]})");
+  a.field_selector = "not a selector";
+  a.label_selector.clear();
+  json::object bad = json::parse(WebhookAuthorizer::ReviewBody(a, "v1")).as_object();
+  EXPECT_FALSE(bad["spec"].at("resourceAttributes").as_object().contains("fieldSelector"));
+}
+
 TEST(WebhookAuthorizer, DecisionsCacheAndFailures) {
   TestCa ca;
   std::atomic<int> calls{0};
