@@ -24,6 +24,7 @@
 
 #include <chrono>
 #include <deque>
+#include <list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -72,7 +73,9 @@ using Decided = std::vector<RequestPtr>;
 
 struct Queue {
   int index = 0;
-  std::deque<RequestPtr> waiting;
+  // A list, not a deque: an empty std::deque already holds a 512-byte block, and kube's default
+  // priority levels have several hundred queues that are empty nearly always.
+  std::list<RequestPtr> waiting;
   std::vector<RequestPtr> running;  // dispatched from this queue, still executing
   int executing = 0;
   int seats_in_use = 0;
