@@ -23,7 +23,6 @@
 #pragma once
 
 #include <chrono>
-#include <deque>
 #include <list>
 #include <memory>
 #include <optional>
