@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "util/strings.h"
+#include "util/timer.h"
 
 namespace capstan::authz {
 
@@ -91,9 +92,14 @@ Task<Result> WebhookAuthorizer::Authorize(const Attributes& a) {
   }
   std::string error;
   std::string result;
-  // TODO: kube's exponential backoff between attempts needs an asynchronous timer here (a sleep
-  // would block an I/O thread); until then failed calls are retried at once, `attempts` times.
+  // kube's WithExponentialBackoff with DefaultAuthWebhookRetryBackoff (500 ms, x1.5, 5 attempts),
+  // retrying what DefaultShouldRetry retries: a timeout, 429, 500, 504, and a 5xx with Retry-After.
+  auto backoff = config_.initial_backoff;
   for (int attempt = 0; attempt < config_.attempts; ++attempt) {
+    if (attempt > 0) {
+      co_await SleepFor(backoff);
+      backoff = backoff * 3 / 2;
+    }
     http::ClientRequest req;
     req.method = "POST";
     req.url = config_.server;
@@ -117,9 +123,11 @@ Task<Result> WebhookAuthorizer::Authorize(const Attributes& a) {
     }
     if (!resp.ok()) {
       error = resp.status().message();
-      continue;
+      if (result == "timeout") continue;
+      break;  // connection refused or reset before an answer: not retried, as kube's
     }
-    if (resp->status == 429 || resp->status >= 500) {
+    if (resp->status == 429 || resp->status == 500 || resp->status == 504 ||
+        (resp->status > 500 && resp->headers.Has("Retry-After"))) {
       error = "the server responded with the status code " + std::to_string(resp->status);
       continue;
     }

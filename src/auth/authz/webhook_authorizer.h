@@ -33,7 +33,8 @@ struct WebhookAuthzConfig {
   std::chrono::milliseconds authorized_ttl{5 * 60 * 1000};
   std::chrono::milliseconds unauthorized_ttl{30 * 1000};
   std::chrono::milliseconds request_timeout{30000};
-  int attempts = 2;
+  int attempts = 5;  // kube's DefaultAuthWebhookRetryBackoff
+  std::chrono::milliseconds initial_backoff{500};
   Decision decision_on_error = Decision::kNoOpinion;  // failurePolicy
   std::shared_ptr<const WebhookMatchConditions> match_conditions;  // null: every request
   const AuthorizerMetrics* metrics = nullptr;

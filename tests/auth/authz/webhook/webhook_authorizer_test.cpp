@@ -97,6 +97,7 @@ TEST(WebhookAuthorizer, DecisionsCacheAndFailures) {
   WebhookAuthzConfig wc;
   wc.server = target->server;
   wc.bearer_token = target->bearer_token;
+  wc.initial_backoff = std::chrono::milliseconds(10);
   WebhookAuthorizer w(wc, std::move(*client));
 
   Result allow = SyncWait(w.Authorize(Res("alice", "get", "pods")));
@@ -109,11 +110,26 @@ TEST(WebhookAuthorizer, DecisionsCacheAndFailures) {
   EXPECT_EQ(SyncWait(w.Authorize(Res("alice", "get", "pods"))).decision, Decision::kAllow);
   EXPECT_EQ(calls.load(), 3);
 
-  // A webhook answering 500 leaves no opinion with an evaluation error.
-  webhook.Set([](const http::HttpRequest&) { return JsonReply(500, "{}"); });
+  // A webhook answering 500 is asked again with backoff (5 attempts), then leaves no opinion with
+  // an evaluation error; a 403 is not retried.
+  std::atomic<int> failing{0};
+  webhook.Set([&](const http::HttpRequest&) {
+    failing++;
+    return JsonReply(500, "{}");
+  });
+  auto t0 = std::chrono::steady_clock::now();
   Result failed = SyncWait(w.Authorize(Res("carol", "get", "pods")));
   EXPECT_EQ(failed.decision, Decision::kNoOpinion);
   EXPECT_EQ(failed.error, "the server responded with the status code 500");
+  EXPECT_EQ(failing.load(), 5);
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(10 + 15 + 22 + 33));
+  webhook.Set([&](const http::HttpRequest&) {
+    failing++;
+    return JsonReply(403, "{}");
+  });
+  failing = 0;
+  EXPECT_EQ(SyncWait(w.Authorize(Res("dave", "get", "pods"))).error, "the server responded with the status code 403");
+  EXPECT_EQ(failing.load(), 1);
 }
 
 TEST(WebhookAuthorizer, SetupNeedsTheConfigFile) {
