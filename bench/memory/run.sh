@@ -9,8 +9,6 @@ B=${1:-build}
 N=${2:-0}
 CAPSTAN=$B/capstan
 HERE=$(cd "$(dirname "$0")" && pwd)
-KUBECTL=/usr/lib/google-cloud-sdk/bin/kubectl.1.32
-[ -x "$KUBECTL" ] || KUBECTL=kubectl
 TCMALLOC=/usr/lib/x86_64-linux-gnu/libtcmalloc.so.4
 D=$(mktemp -d /tmp/capstan-memory-XXXX)
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -24,13 +22,13 @@ start() {  # start <data-dir> [env...]
   CPID=$!
   until curl -sk -o /dev/null -w '%{http_code}' "https://127.0.0.1:$PORT/readyz" 2>/dev/null | grep -q 200; do sleep 0.05; done
 }
-load() {
+load() {  # N ConfigMaps of 1 KiB, eight creates at a time
   [ "$N" -gt 0 ] || return 0
-  local value
-  value=$(head -c 1024 /dev/zero | tr '\0' x)
-  for i in $(seq 1 "$N"); do
-    printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-%d\n  namespace: default\ndata:\n  v: "%s"\n---\n' "$i" "$value"
-  done | "$KUBECTL" --kubeconfig "$1/admin.kubeconfig" create -f - >/dev/null
+  export BODY_HEAD='{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-'
+  export BODY_TAIL='"},"data":{"v":"'$(head -c 1024 /dev/zero | tr '\0' x)'"}}'
+  export CERT="$1/pki/admin.crt" KEY="$1/pki/admin.key" URL="https://127.0.0.1:$PORT/api/v1/namespaces/default/configmaps"
+  seq 1 "$N" | xargs -P 8 -n 1 sh -c \
+    'curl -sk -o /dev/null --cert "$CERT" --key "$KEY" -H "Content-Type: application/json" -d "$BODY_HEAD$1$BODY_TAIL" "$URL"' _
 }
 
 start "$D/a"

@@ -57,9 +57,12 @@ TEST(FeatureGatesStartTest, UnknownAndLockedGatesStopTheStartWithKubesError) {
   auto reconciler = RunCommand({Binary(), "--data-dir", dir, "--secure-port", "0", "--endpoint-reconciler-type=bogus"});
   EXPECT_EQ(reconciler.exit_code, 1);
   EXPECT_TRUE(Contains(reconciler.err, "Reconciler not implemented: bogus")) << reconciler.err;
-  auto authz = RunCommand({Binary(), "--data-dir", dir, "--secure-port", "0", "--authorization-config=/etc/authz.yaml"});
+  auto authn = RunCommand({Binary(), "--data-dir", dir, "--secure-port", "0", "--authentication-config=/etc/authn.yaml"});
+  EXPECT_EQ(authn.exit_code, 1);
+  EXPECT_TRUE(Contains(authn.err, "--authentication-config is not supported by Capstan yet")) << authn.err;
+  auto authz = RunCommand({Binary(), "--data-dir", dir, "--secure-port", "0", "--authorization-config=/nonexistent/authz.yaml"});
   EXPECT_EQ(authz.exit_code, 1);
-  EXPECT_TRUE(Contains(authz.err, "--authorization-config is not supported by Capstan yet")) << authz.err;
+  EXPECT_TRUE(Contains(authz.err, "open /nonexistent/authz.yaml: no such file or directory")) << authz.err;
   auto tls = RunCommand({Binary(), "--data-dir", dir, "--secure-port", "0", "--tls-min-version=TLS13"});
   EXPECT_EQ(tls.exit_code, 1);
   EXPECT_TRUE(Contains(tls.err, "Error: unknown tls version \"TLS13\"")) << tls.err;
