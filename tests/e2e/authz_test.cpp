@@ -406,6 +406,10 @@ TEST(AuthzConfigE2E, WebhooksChosenByMatchConditionsReloadAndFailClosed) {
                                        "request.resourceAttributes.namespace == '" + team + "'")
                        << WebhookEntry("locked.example.com", down_kc, "Deny",
                                        "request.resourceAttributes.namespace == 'locked'")
+                       << WebhookEntry("labelled.example.com", allow_kc, "NoOpinion",
+                                       "request.resourceAttributes.namespace == 'team-c' && "
+                                       "has(request.resourceAttributes.labelSelector) && "
+                                       "request.resourceAttributes.labelSelector.requirements.exists(r, r.key == 'app')")
                        << tail;
     std::filesystem::rename(tmp, dir + "/authz.yaml");
   };
@@ -433,6 +437,10 @@ TEST(AuthzConfigE2E, WebhooksChosenByMatchConditionsReloadAndFailClosed) {
   EXPECT_NE(other.exit_code, 0);
   EXPECT_NE(other.err.find("Forbidden"), std::string::npos) << other.err;
   EXPECT_EQ(allower.calls.load(), allowed_calls);
+  // The list's label selector reaches the webhook's matchConditions (AuthorizeWithSelectors).
+  auto labelled = as_alice({"get", "configmaps", "-n", "team-c", "-l", "app=web"});
+  EXPECT_EQ(labelled.exit_code, 0) << labelled.err;
+  EXPECT_NE(as_alice({"get", "configmaps", "-n", "team-c"}).exit_code, 0);
   // failurePolicy Deny with the webhook down: later authorizers are not asked, and the request fails
   // with the call's error (kube's 500).
   auto locked = as_alice({"get", "configmaps", "-n", "locked"});

@@ -1,8 +1,6 @@
 #include "auth/authz/setup/authorization_setup.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "apimachinery/errors.h"
 #include "auth/authz/abac_authorizer.h"
@@ -21,14 +19,6 @@ namespace am = capstan::apimachinery;
 namespace {
 
 Status Bad(std::string msg) { return Status(400, "BadRequest", std::move(msg)); }
-
-StatusOr<std::string> ReadConfigFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return Bad("open " + path + ": no such file or directory");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 // kube's buildAuthorizationConfiguration, after its Validate of the legacy flags.
 StatusOr<AuthorizationConfiguration> ConfigFromFlags(const AuthorizationOptions& o) {
@@ -82,7 +72,7 @@ StatusOr<std::unique_ptr<AuthorizationSetup>> AuthorizationSetup::Create(Authori
       return Bad("--authorization-config can not be specified when --authorization-mode or --authorization-webhook-* "
                  "flags are defined");
     }
-    ASSIGN_OR_RETURN(s->config_data_, ReadConfigFile(o.config_file));
+    ASSIGN_OR_RETURN(s->config_data_, ReadAuthzFile(o.config_file));
     ASSIGN_OR_RETURN(config, LoadAuthorizationConfiguration(s->config_data_));
   } else {
     ASSIGN_OR_RETURN(config, ConfigFromFlags(o));
@@ -175,11 +165,6 @@ StatusOr<std::shared_ptr<Authorizer>> AuthorizationSetup::Build(const Authorizat
   return std::shared_ptr<Authorizer>(std::make_shared<UnionAuthorizer>(std::move(members)));
 }
 
-AuthorizationConfiguration AuthorizationSetup::config() const {
-  std::lock_guard lock(config_mu_);
-  return config_;
-}
-
 void AuthorizationSetup::RecordReload(const char* status) {
   if (!reloads_) return;
   reloads_->With({status, opts_.apiserver_id_hash})->Inc();
@@ -195,7 +180,7 @@ AuthorizationSetup::ReloadOutcome AuthorizationSetup::CheckConfigFile() {
     RecordReload("failure");
     return ReloadOutcome::kFailed;
   };
-  auto data = ReadConfigFile(opts_.config_file);
+  auto data = ReadAuthzFile(opts_.config_file);
   if (!data.ok()) return fail(data.status());
   if (*data == config_data_) return ReloadOutcome::kUnchanged;
   LogInfo("found new authorization config data", {{"path", opts_.config_file}});

@@ -93,8 +93,6 @@ class AuthorizationSetup {
   Authorizer& authorizer() { return *chain_; }
   RbacAuthorizer* rbac() { return rbac_.get(); }
   NodeAuthorizer* node() { return node_.get(); }
-  // The configuration in effect.
-  AuthorizationConfiguration config() const;
 
   api::rbac::RbacApiOptions RbacOptions();
   api::authorization::AuthorizationApiOptions ReviewOptions();
@@ -128,7 +126,7 @@ class AuthorizationSetup {
   std::unique_ptr<PolicyInformers> informers_;
   std::unique_ptr<http::HttpClientFactory> http_;  // the webhooks' client engine
 
-  mutable std::mutex config_mu_;  // one check at a time; guards the two below
+  std::mutex config_mu_;  // one check at a time; guards the two below
   AuthorizationConfiguration config_;
   std::string config_data_;  // the file's bytes config_ was read from
   std::mutex timer_mu_;

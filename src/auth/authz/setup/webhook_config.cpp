@@ -14,14 +14,6 @@ namespace json = boost::json;
 
 namespace {
 
-StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return Status(400, "BadRequest", "open " + path + ": no such file or directory");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 std::string Str(const json::object& o, std::string_view key) {
   const auto* v = o.if_contains(key);
   return v && v->is_string() ? std::string(v->get_string()) : std::string();
@@ -53,13 +45,21 @@ StatusOr<std::string> FileOrData(const json::object& o, std::string_view file_ke
   if (file.empty()) return std::string();
   std::filesystem::path p(file);
   if (p.is_relative()) p = base / p;
-  return ReadFile(p.string());
+  return ReadAuthzFile(p.string());
 }
 
 }  // namespace
 
+StatusOr<std::string> ReadAuthzFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return Status(400, "BadRequest", "open " + path + ": no such file or directory");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
 StatusOr<WebhookTarget> LoadWebhookKubeconfig(const std::string& path) {
-  auto text = ReadFile(path);
+  auto text = ReadAuthzFile(path);
   if (!text.ok()) return text.status();
   auto parsed = apimachinery::YamlToJson(*text);
   if (!parsed.ok()) return Status(400, "BadRequest", "invalid webhook config file " + path + ": " + parsed.status().message());

@@ -18,4 +18,7 @@ struct WebhookTarget {
 
 StatusOr<WebhookTarget> LoadWebhookKubeconfig(const std::string& path);
 
+// A whole file, or Go's "open <path>: no such file or directory".
+StatusOr<std::string> ReadAuthzFile(const std::string& path);
+
 }  // namespace capstan::authz
