@@ -8,6 +8,7 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <openssl/x509.h>
@@ -17,7 +18,9 @@
 #include "auth/authn/keys.h"
 #include "auth/authn/token_generator.h"
 #include "auth/authn/x509.h"
+#include "authn_test_util.h"
 #include "cmd/pki.h"
+#include "server/http_client.h"
 #include "util/task.h"
 
 using namespace capstan;
@@ -60,8 +63,10 @@ void ReportSync(const char* name, int n, const std::function<bool()>& body) {
   Report(name, n, [&]() -> Task<bool> { co_return body(); });
 }
 
-std::unique_ptr<authn::Authentication> Build(const std::string& dir, bool cached) {
+std::unique_ptr<authn::Authentication> Build(const std::string& dir, bool cached, const std::string& jwt_config = "",
+                                             http::HttpClientFactory* http = nullptr) {
   authn::AuthenticationConfig c;
+  c.authentication_config_file = jwt_config;
   c.anonymous = false;
   c.token_auth_file = dir + "/tokens.csv";
   c.service_account_issuers = {kIssuer};
@@ -69,6 +74,7 @@ std::unique_ptr<authn::Authentication> Build(const std::string& dir, bool cached
   c.service_account_key_files = {dir + "/sa.key", dir + "/sa-ec.key"};
   if (!cached) c.token_success_cache_ttl = std::chrono::nanoseconds(0);
   authn::AuthenticationDeps deps;
+  deps.http = http;
   deps.getter = [](const std::string& resource, const std::string& ns,
                    const std::string& name) -> Task<StatusOr<boost::json::object>> {
     boost::json::object md{{"name", name}, {"namespace", ns}, {"uid", kSaUid}};
@@ -148,6 +154,58 @@ int main(int argc, char** argv) {
     return j.ok() && authn::VerifyJwt(*j, es_pub).ok();
   });
   ReportSync("JWT parse only", n, [&] { return authn::ParseJwt(rs_token).ok(); });
+
+  // JWT authenticators (--authentication-config) against an issuer on loopback: the same user made by
+  // claim mappings (what --oidc-* flags translate to) and by CEL expressions, with a CEL claim rule.
+  authn::testing::TestCa issuer_ca("bench-issuer-ca");
+  auto issuer_key = authn::testing::NewKey();
+  authn::testing::TestHttpsServer issuer(issuer_ca, [](const http::HttpRequest&) { return authn::testing::JsonReply(404, "{}"); });
+  const std::string iss = issuer.url();
+  const std::string jwks = boost::json::serialize(authn::JwksDocument({issuer_key.PublicOnly()}));
+  issuer.Set([iss, jwks](const http::HttpRequest& r) {
+    if (r.path == "/keys") return authn::testing::JsonReply(200, jwks);
+    return authn::testing::JsonReply(200, boost::json::serialize(boost::json::object{{"issuer", iss}, {"jwks_uri", iss + "/keys"}}));
+  });
+  std::string ca_block;
+  for (char ch : issuer_ca.pem()) {
+    ca_block += ch;
+    if (ch == '\n') ca_block += "      ";
+  }
+  auto jwt_file = [&](const std::string& name, const std::string& mappings) {
+    return Write(dir, name,
+                 "apiVersion: apiserver.config.k8s.io/v1beta1\nkind: AuthenticationConfiguration\njwt:\n- issuer:\n"
+                 "    url: " + iss + "\n    audiences: [bench]\n    certificateAuthority: |\n      " + ca_block + "\n" + mappings);
+  };
+  std::string claims_file = jwt_file("claims.yaml",
+                                     "  claimMappings:\n    username: {claim: email, prefix: 'oidc:'}\n"
+                                     "    groups: {claim: groups, prefix: 'oidc:'}\n");
+  std::string cel_file = jwt_file("cel.yaml",
+                                  "  claimValidationRules:\n  - expression: \"claims.email_verified == true\"\n"
+                                  "  claimMappings:\n    username: {expression: \"'oidc:' + claims.email\"}\n"
+                                  "    groups: {expression: \"claims.groups.map(g, 'oidc:' + g)\"}\n"
+                                  "    uid: {expression: claims.sub}\n"
+                                  "    extra:\n    - key: example.com/tenant\n      valueExpression: claims.tenant\n");
+  server::HttpClientEngine engine;
+  auto claims_cached = Build(dir, true, claims_file, &engine);
+  auto claims_uncached = Build(dir, false, claims_file, &engine);
+  auto cel_cached = Build(dir, true, cel_file, &engine);
+  auto cel_uncached = Build(dir, false, cel_file, &engine);
+  const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  boost::json::object id_claims{{"iss", iss}, {"aud", "bench"}, {"sub", "u-1"}, {"email", "olga@example.com"},
+                                {"email_verified", true}, {"groups", boost::json::array{"eng", "ops"}},
+                                {"tenant", "acme"}, {"iat", now}, {"exp", now + 3600}};
+  const http::HttpRequest id_req = request(*authn::SignJwt(id_claims, issuer_key));
+  for (auto* a : {claims_cached.get(), claims_uncached.get(), cel_cached.get(), cel_uncached.get()}) {
+    // The issuer's keys are fetched in the background: wait for the first success.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!SyncWait(through(*a, id_req)()) && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  Report("JWT RS256, claim mappings, cached", n, through(*claims_cached, id_req));
+  Report("JWT RS256, CEL mappings + rule, cached", n, through(*cel_cached, id_req));
+  Report("JWT RS256, claim mappings, uncached", n / 4, through(*claims_uncached, id_req));
+  Report("JWT RS256, CEL mappings + rule, uncached", n / 4, through(*cel_uncached, id_req));
 
   // x509: a client certificate from a CA, verified as a TLS handshake's chain would be.
   auto ca = cmd::CreateSelfSignedCa("bench-ca", std::chrono::system_clock::now());

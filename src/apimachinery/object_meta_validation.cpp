@@ -2,6 +2,7 @@
 
 #include <boost/json/array.hpp>
 #include <cstdio>
+#include <regex>
 #include <set>
 
 #include "apimachinery/gvk.h"
@@ -249,6 +250,23 @@ ErrorList ValidateObjectMetaUpdate(const json::object& new_obj, const json::obje
   Append(errs, ValidateAnnotations(n.annotations, path.Child("annotations")));
   Append(errs, ValidateOwnerReferences(n.owner_references, path.Child("ownerReferences")));
   Append(errs, ValidateManagedFields(n.managed_fields, path.Child("managedFields")));
+  return errs;
+}
+
+ErrorList ValidateDomainPrefixedPath(std::string_view v, const FieldPath& p) {
+  if (v.empty()) return {RequiredError(p, "")};
+  size_t slash = v.find('/');
+  if (slash == std::string_view::npos || slash == 0 || slash + 1 == v.size()) {
+    return {InvalidError(p, v, "must be a domain-prefixed path (such as \"acme.io/foo\")")};
+  }
+  ErrorList errs;
+  std::string_view host = v.substr(0, slash);
+  for (const auto& m : IsDNS1123Subdomain(host)) errs.push_back(InvalidError(p, host, m));
+  std::string_view path = v.substr(slash + 1);
+  static const std::regex re(R"(^[A-Za-z0-9/\-._~%!$&'()*+,;=:]+$)");
+  if (!std::regex_match(path.begin(), path.end(), re)) {
+    errs.push_back(InvalidError(p, path, RegexError("Invalid path", R"([A-Za-z0-9/\-._~%!$&'()*+,;=:]+)", {})));
+  }
   return errs;
 }
 

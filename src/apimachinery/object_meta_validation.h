@@ -35,5 +35,7 @@ ErrorList ValidateFinalizers(const std::vector<std::string>& finalizers, const F
 ErrorList ValidateManagedFields(const std::vector<ManagedFieldsEntry>& fields, const FieldPath& path);
 ErrorList ValidateFieldManager(std::string_view manager, const FieldPath& path);
 ErrorList ValidateNonnegativeField(int64_t value, const FieldPath& path);
+// kube's IsDomainPrefixedPath ("acme.io/foo"): required, a DNS-1123 subdomain, then a path.
+ErrorList ValidateDomainPrefixedPath(std::string_view v, const FieldPath& path);
 
 }  // namespace capstan::apimachinery

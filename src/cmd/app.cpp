@@ -270,7 +270,8 @@ Status App::State::BuildSecurity(const Pki& pki) {
   State& s = *this;
   const Options& o = s.opts;
   auto authentication = AuthenticationSetup::Create(
-      o, pki, s.apis, [&s] { return ServerUrl(s.opts.bind_address, s.http ? s.http->port() : 0); });
+      o, pki, s.apis, [&s] { return ServerUrl(s.opts.bind_address, s.http ? s.http->port() : 0); }, &s.metrics,
+      storage::transformers::ApiServerIdHash(ApiServerId()));
   if (!authentication.ok()) return authentication.status();
   s.authentication = std::move(*authentication);
   auto authorization = BuildAuthorizer(o, s.apis, s.metrics);
@@ -848,11 +849,6 @@ Status App::Start() {
   const Options& o = s.opts;
   // kube's check of --runtime-config (with --enable-priority-and-fairness), before anything is written.
   ASSIGN_OR_RETURN(s.runtime_config, RuntimeConfig::Parse(o.runtime_config, o.enable_priority_and_fairness));
-  // Structured authentication configuration is not read yet: refuse rather than serve with the
-  // flags' defaults (its JWT issuers and rules would silently vanish).
-  if (o.given.count("authentication-config")) {
-    return Status(400, "BadRequest", "--authentication-config is not supported by Capstan yet (it would be ignored)");
-  }
   // cliflag.TLSVersion's names; kube's error for others.
   static const std::set<std::string> kTlsVersions = {"VersionTLS10", "VersionTLS11", "VersionTLS12", "VersionTLS13"};
   if (!o.tls_min_version.empty() && !kTlsVersions.count(o.tls_min_version)) {

@@ -1,8 +1,6 @@
 #include "cmd/audit_setup.h"
 
-#include <fstream>
-#include <sstream>
-
+#include "apimachinery/config_document.h"
 #include "audit/blocking_backend.h"
 #include "audit/buffered_backend.h"
 #include "audit/log_backend.h"
@@ -15,14 +13,6 @@
 namespace capstan::cmd {
 
 namespace {
-
-StatusOr<std::string> ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status(400, "BadRequest", "open " + path + ": no such file or directory");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // kube's AuditBatchOptions.wrapBackend: the mode around a backend.
 std::unique_ptr<audit::Backend> WithMode(std::unique_ptr<audit::Backend> b, const AuditBackendFlags& f,
@@ -88,7 +78,7 @@ StatusOr<std::unique_ptr<AuditSetup>> AuditSetup::Create(const AuditFlags& f, Me
     http::ClientTlsConfig tls;
     tls.ca_pem = target->cluster.certificate_authority_data;
     if (tls.ca_pem.empty() && !target->cluster.certificate_authority.empty()) {
-      auto ca = ReadWholeFile(target->cluster.certificate_authority);
+      auto ca = apimachinery::ReadConfigFile(target->cluster.certificate_authority);
       if (!ca.ok()) return ca.status();
       tls.ca_pem = *ca;
     }
@@ -97,12 +87,12 @@ StatusOr<std::unique_ptr<AuditSetup>> AuditSetup::Create(const AuditFlags& f, Me
     tls.client_cert_pem = target->user.client_certificate_data;
     tls.client_key_pem = target->user.client_key_data;
     if (tls.client_cert_pem.empty() && !target->user.client_certificate.empty()) {
-      auto c = ReadWholeFile(target->user.client_certificate);
+      auto c = apimachinery::ReadConfigFile(target->user.client_certificate);
       if (!c.ok()) return c.status();
       tls.client_cert_pem = *c;
     }
     if (tls.client_key_pem.empty() && !target->user.client_key.empty()) {
-      auto k = ReadWholeFile(target->user.client_key);
+      auto k = apimachinery::ReadConfigFile(target->user.client_key);
       if (!k.ok()) return k.status();
       tls.client_key_pem = *k;
     }

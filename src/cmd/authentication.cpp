@@ -62,12 +62,19 @@ StatusOr<authn::WebhookClientConfig> LoadWebhookConfig(const std::string& path) 
 
 StatusOr<std::unique_ptr<AuthenticationSetup>> AuthenticationSetup::Create(const Options& o, const Pki& pki,
                                                                            const endpoints::ApiRegistry& apis,
-                                                                           std::function<std::string()> server_url) {
+                                                                           std::function<std::string()> server_url,
+                                                                           MetricsRegistry* metrics,
+                                                                           std::string apiserver_id_hash) {
   std::unique_ptr<AuthenticationSetup> s(new AuthenticationSetup());
   s->apis_ = &apis;
   s->server_url_ = std::move(server_url);
   authn::AuthenticationConfig c = o.authentication;
   c.anonymous = o.anonymous_auth;
+  c.anonymous_set = o.given.count("anonymous-auth") > 0;
+  if (auto it = o.given.find("authentication-config"); it != o.given.end() && !it->second.empty()) {
+    c.authentication_config_file = it->second.back();
+  }
+  for (const auto& [flag, values] : o.given) c.oidc_flags_set = c.oidc_flags_set || StartsWith(flag, "oidc-");
   c.client_ca_file = o.client_ca_file.empty() ? pki.ca_cert_file : o.client_ca_file;
   if (c.service_account_issuers.empty()) c.service_account_issuers = {kDefaultServiceAccountIssuer};
   if (c.service_account_signing_key_file.empty()) c.service_account_signing_key_file = pki.sa_key_file;
@@ -77,7 +84,9 @@ StatusOr<std::unique_ptr<AuthenticationSetup>> AuthenticationSetup::Create(const
   deps.getter = [api_ptr](const std::string& resource, const std::string& ns, const std::string& name) {
     return GetServed(api_ptr, resource, ns, name);
   };
-  if (!c.oidc_issuer_url.empty() || !c.webhook_config_file.empty()) {
+  deps.metrics = metrics;
+  deps.apiserver_id_hash = std::move(apiserver_id_hash);
+  if (!c.oidc_issuer_url.empty() || !c.webhook_config_file.empty() || !c.authentication_config_file.empty()) {
     s->http_ = std::make_unique<server::HttpClientEngine>();
     deps.http = s->http_.get();
   }
@@ -89,6 +98,7 @@ StatusOr<std::unique_ptr<AuthenticationSetup>> AuthenticationSetup::Create(const
   auto a = authn::BuildAuthentication(c, std::move(deps));
   if (!a.ok()) return a.TakeStatus();
   s->authn_ = std::move(*a);
+  s->authn_->StartConfigReload();
   LogInfo("authentication", {{"authenticators", Join(s->authn_->names(), ",")},
                              {"issuer", Join(s->authn_->issuers(), ",")}});
   return s;

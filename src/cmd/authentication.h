@@ -1,7 +1,8 @@
 // cmd/authentication.h: wires authentication into the process: the HTTPS client engine (OIDC, token
 // webhook), the authenticator chain built from the flags (auth/authn/build.h), the objects it reads
 // (through the served REST storages), the authentication.k8s.io API and serviceaccounts/token, and
-// the service-account issuer's discovery endpoints.
+// the service-account issuer's discovery endpoints. With --authentication-config the file's periodic
+// reload starts at Create.
 //
 // Capstan's defaults where kube has none: the service-account issuer is
 // https://kubernetes.default.svc.cluster.local and the signing key is the generated DATA/pki/sa.key.
@@ -20,6 +21,7 @@
 #include "registry/rest_resource.h"
 #include "server/http_client.h"
 #include "server/router.h"
+#include "util/metrics.h"
 
 namespace capstan::cmd {
 
@@ -30,7 +32,9 @@ class AuthenticationSetup {
   // `apis` must outlive the setup; `server_url` gives the serving URL once the port is known.
   static StatusOr<std::unique_ptr<AuthenticationSetup>> Create(const Options& options, const Pki& pki,
                                                                const endpoints::ApiRegistry& apis,
-                                                               std::function<std::string()> server_url);
+                                                               std::function<std::string()> server_url,
+                                                               MetricsRegistry* metrics = nullptr,
+                                                               std::string apiserver_id_hash = "");
   ~AuthenticationSetup();
 
   authn::RequestAuthenticator& authenticator() { return authn_->authenticator(); }

@@ -3,6 +3,7 @@
 #include "util/go_float.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -326,6 +327,25 @@ std::vector<double> ExponentialBuckets(double start, double factor, int count) {
   double v = start;
   for (int i = 0; i < count; ++i, v *= factor) b.push_back(v);
   return b;
+}
+
+ConfigReloadMetrics::ConfigReloadMetrics(MetricsRegistry& m, const std::string& name, std::string reloads_help,
+                                         std::string timestamp_help, std::string apiserver_id_hash)
+    : reloads_(m.NewCounterVec("apiserver_" + name + "_config_controller_automatic_reloads_total", std::move(reloads_help),
+                               {"status", "apiserver_id_hash"})),
+      timestamp_(m.NewGaugeVec("apiserver_" + name + "_config_controller_automatic_reload_last_timestamp_seconds",
+                               std::move(timestamp_help), {"status", "apiserver_id_hash"})),
+      id_hash_(std::move(apiserver_id_hash)) {}
+
+void ConfigReloadMetrics::Record(const char* status) {
+  reloads_.With({status, id_hash_})->Inc();
+  auto now = std::chrono::system_clock::now().time_since_epoch();
+  timestamp_.With({status, id_hash_})->Set(std::chrono::duration<double>(now).count());
+}
+
+double ConfigReloadMetrics::Count(const std::string& status) const {
+  const Counter* c = reloads_.Find({status, id_hash_});
+  return c ? c->Value() : 0;
 }
 
 }  // namespace capstan

@@ -210,4 +210,21 @@ std::vector<double> ExponentialBuckets(double start, double factor, int count);
 // Formats a sample value as client_golang does (Go's shortest %g form: 0.1, 1e+06, +Inf).
 std::string FormatMetricValue(double v);
 
+// kube's automatic-reload pair of a configuration file's controller (authentication,
+// authorization, encryption): apiserver_<name>_config_controller_automatic_reloads_total and
+// ..._automatic_reload_last_timestamp_seconds, both by {status, apiserver_id_hash}. Thread-safe.
+class ConfigReloadMetrics {
+ public:
+  ConfigReloadMetrics(MetricsRegistry& m, const std::string& name, std::string reloads_help, std::string timestamp_help,
+                      std::string apiserver_id_hash);
+  // Counts a reload ("success" or "failure") and stamps it with the current time.
+  void Record(const char* status);
+  double Count(const std::string& status) const;
+
+ private:
+  CounterVec& reloads_;
+  GaugeVec& timestamp_;
+  std::string id_hash_;
+};
+
 }  // namespace capstan

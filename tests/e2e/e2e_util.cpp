@@ -155,7 +155,14 @@ ServerProcess::ServerProcess(std::vector<std::string> extra, std::string data_di
     std::smatch m;
     if (std::regex_search(kc, m, server_re)) {
       port_ = std::stoi(m[1]);
-      RawResult r = RawHttps(port_, {"GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"});
+      const std::string probe = "GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+      RawResult r = RawHttps(port_, {probe});
+      // Anonymous requests may not be allowed on /readyz (an AuthenticationConfiguration's
+      // anonymous conditions): then ask as the admin.
+      const std::string pki = data_dir_ + "/pki/";
+      if (HttpStatusOf(r.response) == 401 && std::filesystem::exists(pki + "admin.crt")) {
+        r = RawHttps(port_, {probe}, pki + "admin.crt", pki + "admin.key");
+      }
       if (HttpStatusOf(r.response) == 200) {
         ok_ = true;
         return;

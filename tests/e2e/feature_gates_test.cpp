@@ -6,6 +6,8 @@
 // unless --allow-privileged=true. Driven by the real binary and kubectl 1.32.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <cstdlib>
 #include <chrono>
 #include <string>
@@ -57,9 +59,25 @@ TEST(FeatureGatesStartTest, UnknownAndLockedGatesStopTheStartWithKubesError) {
   auto reconciler = RunCommand({Binary(), "--data-dir", dir, "--secure-port", "0", "--endpoint-reconciler-type=bogus"});
   EXPECT_EQ(reconciler.exit_code, 1);
   EXPECT_TRUE(Contains(reconciler.err, "Reconciler not implemented: bogus")) << reconciler.err;
-  auto authn = RunCommand({Binary(), "--data-dir", dir, "--secure-port", "0", "--authentication-config=/etc/authn.yaml"});
+  auto authn = RunCommand({Binary(), "--data-dir", dir, "--secure-port", "0", "--authentication-config=/nonexistent/authn.yaml"});
   EXPECT_EQ(authn.exit_code, 1);
-  EXPECT_TRUE(Contains(authn.err, "--authentication-config is not supported by Capstan yet")) << authn.err;
+  EXPECT_TRUE(Contains(authn.err, "open /nonexistent/authn.yaml: no such file or directory")) << authn.err;
+  const std::string authn_file = dir + "/authn.yaml";
+  {
+    std::ofstream f(authn_file);
+    f << "apiVersion: apiserver.config.k8s.io/v1beta1\nkind: AuthenticationConfiguration\n"
+         "jwt:\n- issuer: {url: 'http://issuer.example', audiences: [a]}\n  claimMappings: {username: {claim: sub}}\n";
+  }
+  auto exclusive = RunCommand({Binary(), "--data-dir", dir, "--secure-port", "0", "--authentication-config=" + authn_file,
+                               "--oidc-issuer-url=https://issuer.example"});
+  EXPECT_EQ(exclusive.exit_code, 1);
+  EXPECT_TRUE(Contains(exclusive.err, "authentication-config file and oidc-* flags are mutually exclusive")) << exclusive.err;
+  auto invalid = RunCommand({Binary(), "--data-dir", dir, "--secure-port", "0", "--authentication-config=" + authn_file});
+  EXPECT_EQ(invalid.exit_code, 1);
+  EXPECT_TRUE(Contains(invalid.err, "[jwt[0].issuer.url: Invalid value: \"http://issuer.example\": URL scheme must be https, "
+                                    "jwt[0].claimMappings.username.prefix: Required value: prefix is required when claim is "
+                                    "set. It can be set to an empty string to disable prefixing]"))
+      << invalid.err;
   auto authz = RunCommand({Binary(), "--data-dir", dir, "--secure-port", "0", "--authorization-config=/nonexistent/authz.yaml"});
   EXPECT_EQ(authz.exit_code, 1);
   EXPECT_TRUE(Contains(authz.err, "open /nonexistent/authz.yaml: no such file or directory")) << authz.err;

@@ -6,6 +6,7 @@
 #include "api/networking/networking.h"
 #include "api/networking/validators.h"
 #include "apimachinery/object_meta.h"
+#include "apimachinery/object_meta_validation.h"
 #include "apimachinery/validation.h"
 
 namespace capstan::api::networking {
@@ -63,7 +64,7 @@ ErrorList ValidateIngressClass(const Object& ic) {
     errs.push_back(RequiredError(p.Child("controller"), ""));
   } else {
     if (controller.size() > 250) errs.push_back(TooLongError(p.Child("controller"), 250));
-    ErrorList more = catalog::DomainPrefixedPath(p.Child("controller"), controller);
+    ErrorList more = am::ValidateDomainPrefixedPath(controller, p.Child("controller"));
     errs.insert(errs.end(), more.begin(), more.end());
   }
   ErrorList more = ValidateParameters(ObjectAt(*spec, "parameters"), p.Child("parameters"));

@@ -172,23 +172,6 @@ ErrorList FullyQualifiedDomainName(const FieldPath& p, std::string_view name) {
   return {};
 }
 
-ErrorList DomainPrefixedPath(const FieldPath& p, std::string_view v) {
-  if (v.empty()) return {RequiredError(p, "")};
-  size_t slash = v.find('/');
-  if (slash == std::string_view::npos || slash == 0 || slash + 1 == v.size()) {
-    return {InvalidError(p, v, "must be a domain-prefixed path (such as \"acme.io/foo\")")};
-  }
-  ErrorList errs;
-  std::string_view host = v.substr(0, slash);
-  for (const auto& m : am::IsDNS1123Subdomain(host)) errs.push_back(InvalidError(p, host, m));
-  std::string_view path = v.substr(slash + 1);
-  static const std::regex re(R"(^[A-Za-z0-9/\-._~%!$&'()*+,;=:]+$)");
-  if (!std::regex_match(path.begin(), path.end(), re)) {
-    errs.push_back(InvalidError(p, path, am::RegexError("Invalid path", R"([A-Za-z0-9/\-._~%!$&'()*+,;=:]+)", {})));
-  }
-  return errs;
-}
-
 ErrorList QualifiedName(const FieldPath& p, std::string_view v) {
   ErrorList errs;
   AddProblems(errs, p, v, am::IsQualifiedName(v));

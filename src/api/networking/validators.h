@@ -59,7 +59,6 @@ std::string InclusiveRangeError(int64_t lo, int64_t hi);           // "must be b
 std::vector<std::string> WildcardDNS1123SubdomainProblems(std::string_view v);  // IsWildcardDNS1123Subdomain
 ErrorList FullyQualifiedName(const FieldPath& p, std::string_view name);        // IsFullyQualifiedName
 ErrorList FullyQualifiedDomainName(const FieldPath& p, std::string_view name);  // IsFullyQualifiedDomainName
-ErrorList DomainPrefixedPath(const FieldPath& p, std::string_view v);           // IsDomainPrefixedPath
 // kube's ValidateQualifiedName: one Invalid per IsQualifiedName problem.
 ErrorList QualifiedName(const FieldPath& p, std::string_view v);
 

@@ -1,5 +1,7 @@
 #include "auth/authn/authenticator.h"
 
+#include <algorithm>
+
 #include <set>
 
 namespace capstan::authn {
@@ -73,7 +75,9 @@ Task<AuthResult> TopLevelAuthenticator::AuthenticateRequest(const http::HttpRequ
     }
     co_return r;
   }
-  if (anonymous_) {
+  const bool path_allowed = anonymous_paths_.empty() ||
+                            std::find(anonymous_paths_.begin(), anonymous_paths_.end(), req.path) != anonymous_paths_.end();
+  if (anonymous_ && path_allowed) {
     Response anon;
     anon.user.name = http::kAnonymousUser;
     anon.user.groups = {http::kAllUnauthenticated};

@@ -86,8 +86,14 @@ class UnionAuthenticator : public RequestAuthenticator {
 // authentication filter does.
 class TopLevelAuthenticator : public RequestAuthenticator {
  public:
-  TopLevelAuthenticator(std::unique_ptr<RequestAuthenticator> inner, bool anonymous, Audiences api_audiences = {})
-      : inner_(std::move(inner)), anonymous_(anonymous), api_audiences_(std::move(api_audiences)) {}
+  // `anonymous_paths`: when not empty, anonymous requests are allowed for these paths only (the
+  // conditions of an AuthenticationConfiguration's anonymous authenticator).
+  TopLevelAuthenticator(std::unique_ptr<RequestAuthenticator> inner, bool anonymous, Audiences api_audiences = {},
+                        std::vector<std::string> anonymous_paths = {})
+      : inner_(std::move(inner)),
+        anonymous_(anonymous),
+        api_audiences_(std::move(api_audiences)),
+        anonymous_paths_(std::move(anonymous_paths)) {}
   Task<AuthResult> AuthenticateRequest(const http::HttpRequest& req, const Audiences& audiences) override;
   const Audiences& api_audiences() const { return api_audiences_; }
 
@@ -95,6 +101,7 @@ class TopLevelAuthenticator : public RequestAuthenticator {
   std::unique_ptr<RequestAuthenticator> inner_;
   bool anonymous_;
   Audiences api_audiences_;
+  std::vector<std::string> anonymous_paths_;
 };
 
 }  // namespace capstan::authn

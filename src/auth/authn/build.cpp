@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "apimachinery/config_document.h"
 #include "auth/authn/basic_auth.h"
 #include "auth/authn/bearer_token.h"
 #include "auth/authn/bootstrap_token.h"
@@ -13,6 +14,7 @@
 #include "auth/authn/x509.h"
 #include "util/log.h"
 #include "util/strings.h"
+#include "util/timer.h"
 
 namespace capstan::authn {
 
@@ -33,7 +35,141 @@ StatusOr<std::string> ReadWholeFile(const std::string& path, const std::string& 
   return ss.str();
 }
 
+// A token authenticator shared with another owner (the reloadable JWT authenticators).
+class SharedToken : public TokenAuthenticator {
+ public:
+  explicit SharedToken(std::shared_ptr<TokenAuthenticator> t) : t_(std::move(t)) {}
+  Task<AuthResult> AuthenticateToken(const std::string& token, const Audiences& audiences) override {
+    co_return co_await t_->AuthenticateToken(token, audiences);
+  }
+
+ private:
+  std::shared_ptr<TokenAuthenticator> t_;
+};
+
 }  // namespace
+
+struct Authentication::Reload {
+  std::string path;
+  std::chrono::milliseconds interval{1000};
+  std::optional<AnonymousAuthConfig> anonymous;  // the file's at start: a reload may not change it
+  OidcConfig base;
+  http::HttpClientFactory* http = nullptr;
+  std::shared_ptr<ReloadableJwtAuthenticator> target;
+  std::unique_ptr<ConfigReloadMetrics> metrics;  // null: none
+  std::chrono::milliseconds health_timeout{60000};
+
+  std::mutex mu;
+  std::string data;      // GUARDED_BY(mu): the bytes last acted on
+  bool stopped = false;  // GUARDED_BY(mu)
+  bool started = false;  // GUARDED_BY(mu)
+  bool checking = false;  // GUARDED_BY(mu): one check at a time
+
+  bool Stopped() {
+    std::lock_guard lock(mu);
+    return stopped;
+  }
+  void Record(const char* status) {
+    if (metrics) metrics->Record(status);
+  }
+
+  // One check at a time (the periodic one or a caller's).
+  Task<ReloadOutcome> Check() {
+    {
+      std::lock_guard lock(mu);
+      if (checking) co_return ReloadOutcome::kUnchanged;
+      checking = true;
+    }
+    ReloadOutcome out = co_await CheckOnce();
+    std::lock_guard lock(mu);
+    checking = false;
+    co_return out;
+  }
+
+  // kube's authentication config controller callback (pkg/kubeapiserver/options/authentication.go).
+  Task<ReloadOutcome> CheckOnce() {
+    auto fail = [this](const std::string& what, const std::string& error) {
+      LogError(what, {{"path", path}, {"error", error}});
+      Record("failure");
+      return ReloadOutcome::kFailed;
+    };
+    auto bytes = apimachinery::ReadConfigFile(path);
+    if (!bytes.ok()) co_return fail("failed to read authentication config file", bytes.status().message());
+    {
+      std::lock_guard lock(mu);
+      if (*bytes == data) co_return ReloadOutcome::kUnchanged;
+    }
+    auto track = [this, &bytes] {
+      std::lock_guard lock(mu);
+      data = *bytes;
+    };
+    auto decoded = DecodeAuthenticationConfiguration(*bytes);
+    if (!decoded.ok()) {
+      track();  // never valid: stop retrying until the file changes
+      co_return fail("failed to load authentication config", decoded.status().message());
+    }
+    ErrorList errs = ValidateAuthenticationConfiguration(*decoded, base.disallowed_issuers);
+    if (decoded->anonymous != anonymous) {
+      errs.push_back(ForbiddenError(FieldPath("anonymous"), "changed from initial configuration file"));
+    }
+    if (!errs.empty()) {
+      track();
+      co_return fail("failed to validate authentication config", AggregateMessage(errs));
+    }
+    if (!http) co_return fail("failed to update authentication config", "no HTTP client");
+    auto set = JwtAuthenticatorSet::Create(decoded->jwt, base, *http);
+    if (!set.ok()) co_return fail("failed to update authentication config", set.status().message());
+    // The new issuers must be discovered before they take over (kube polls their health for a minute).
+    const auto deadline = std::chrono::steady_clock::now() + health_timeout;
+    Status health = (*set)->Health();
+    while (!health.ok() && std::chrono::steady_clock::now() < deadline && !Stopped()) {
+      co_await SleepFor(std::chrono::milliseconds(100));
+      health = (*set)->Health();
+    }
+    if (!health.ok()) co_return fail("failed to update authentication config", health.message());
+    target->Store(std::move(*set));
+    track();
+    LogInfo("reloaded authentication config", {{"path", path}});
+    Record("success");
+    co_return ReloadOutcome::kReloaded;
+  }
+};
+
+namespace {
+
+Task<void> ReloadLoop(std::shared_ptr<Authentication::Reload> r) {
+  while (!r->Stopped()) {
+    co_await SleepFor(r->interval);
+    if (r->Stopped()) break;
+    co_await r->Check();
+  }
+}
+
+}  // namespace
+
+Task<Authentication::ReloadOutcome> Authentication::CheckConfigFile() {
+  if (!reload_) co_return ReloadOutcome::kUnchanged;
+  auto r = reload_;
+  co_return co_await r->Check();
+}
+
+void Authentication::StartConfigReload() {
+  if (!reload_) return;
+  {
+    std::lock_guard lock(reload_->mu);
+    if (reload_->started || reload_->stopped) return;
+    reload_->started = true;
+  }
+  Spawn(ReloadLoop(reload_));
+}
+
+void Authentication::StopConfigReload() {
+  if (!reload_) return;
+  std::lock_guard lock(reload_->mu);
+  reload_->stopped = true;
+}
+
+Authentication::~Authentication() { StopConfigReload(); }
 
 Task<AuthResult> Authentication::ReviewToken(const std::string& token, const Audiences& audiences) {
   http::HttpRequest req;
@@ -49,6 +185,64 @@ StatusOr<std::unique_ptr<Authentication>> BuildAuthentication(const Authenticati
   a->extend_expiration_ = c.service_account_extend_token_expiration;
   a->jwks_uri_ = c.service_account_jwks_uri;
   const Audiences& implicit = a->api_audiences_;
+
+  // The JWT and anonymous authenticators: from --authentication-config, else from the flags
+  // (kube's ToAuthenticationConfig).
+  AuthenticationConfiguration structured;
+  std::string structured_data;
+  OidcConfig jwt_base;
+  jwt_base.disallowed_issuers = c.service_account_issuers;
+  jwt_base.clock = deps.clock;
+  if (deps.metrics) {
+    jwt_base.latency = &deps.metrics->NewHistogramVec(
+        "apiserver_authentication_jwt_authenticator_latency_seconds",
+        "Latency of jwt authentication operations in seconds. This is the time spent authenticating a token for cache "
+        "miss only (i.e. when the token is not found in the cache).",
+        {"result", "jwt_issuer_hash"}, {.001, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10});
+  }
+  if (!c.authentication_config_file.empty()) {
+    if (c.oidc_flags_set) return Status(500, "InternalError", "authentication-config file and oidc-* flags are mutually exclusive");
+    auto data = apimachinery::ReadConfigFile(c.authentication_config_file);
+    if (!data.ok()) return data.TakeStatus();
+    structured_data = std::move(*data);
+    auto decoded = DecodeAuthenticationConfiguration(structured_data);
+    if (!decoded.ok()) return Status(500, "InternalError", decoded.status().message());
+    structured = std::move(*decoded);
+    jwt_base.signing_algs = AllJwtSigningAlgorithms();
+  } else if (!c.oidc_issuer_url.empty() && !c.oidc_client_id.empty()) {
+    OidcFlags f;
+    f.issuer_url = c.oidc_issuer_url;
+    f.client_id = c.oidc_client_id;
+    if (!c.oidc_ca_file.empty()) {
+      auto pem = ReadWholeFile(c.oidc_ca_file, "oidc-ca-file");
+      if (!pem.ok()) return pem.TakeStatus();
+      f.ca_pem = std::move(*pem);
+    }
+    f.username_claim = c.oidc_username_claim;
+    f.username_prefix = c.oidc_username_prefix;
+    f.username_prefix_set = c.oidc_username_prefix_set;
+    f.groups_claim = c.oidc_groups_claim;
+    f.groups_prefix = c.oidc_groups_prefix;
+    f.required_claims = c.oidc_required_claims;
+    structured.jwt.push_back(JwtFromOidcFlags(f));
+    jwt_base.signing_algs = c.oidc_signing_algs;
+  } else if (c.oidc_flags_set || !c.oidc_issuer_url.empty() || !c.oidc_client_id.empty()) {
+    return Status(500, "InternalError",
+                  "oidc-issuer-url and oidc-client-id must be specified together when any oidc-* flags are set");
+  }
+  AnonymousAuthConfig anonymous{c.anonymous, {}};
+  if (structured.anonymous) {
+    if (c.anonymous_set) {
+      return Status(500, "InternalError",
+                    "anonymous: Forbidden: --anonynous-auth flag cannot be set when anonymous field is configured in "
+                    "authentication configuration file");
+    }
+    anonymous = *structured.anonymous;
+  }
+  if (ErrorList errs = ValidateAuthenticationConfiguration(structured, c.service_account_issuers); !errs.empty()) {
+    return Status(500, "InternalError", AggregateMessage(errs));
+  }
+  const bool jwt_configured = !c.authentication_config_file.empty() || !structured.jwt.empty();
 
   std::vector<std::unique_ptr<RequestAuthenticator>> request_auths;
   std::vector<std::unique_ptr<TokenAuthenticator>> token_auths;
@@ -155,32 +349,14 @@ StatusOr<std::unique_ptr<Authentication>> BuildAuthentication(const Authenticati
         std::make_unique<AudienceAgnosticToken>(implicit, std::make_unique<BootstrapTokenAuthenticator>(deps.getter, deps.clock)));
     a->names_.push_back("bootstrap-token");
   }
-  // OIDC after the service accounts, as kube.
-  if (!c.oidc_issuer_url.empty()) {
-    if (!deps.http) return Status(500, "InternalError", "--oidc-issuer-url needs an HTTP client");
-    OidcConfig oc;
-    oc.issuer_url = c.oidc_issuer_url;
-    oc.client_id = c.oidc_client_id;
-    if (!c.oidc_ca_file.empty()) {
-      auto pem = ReadWholeFile(c.oidc_ca_file, "oidc-ca-file");
-      if (!pem.ok()) return pem.TakeStatus();
-      oc.ca_pem = std::move(*pem);
-    }
-    oc.username_claim = c.oidc_username_claim;
-    oc.username_prefix = OidcUsernamePrefix(c.oidc_username_prefix, c.oidc_username_prefix_set, c.oidc_username_claim,
-                                            c.oidc_issuer_url);
-    oc.groups_claim = c.oidc_groups_claim;
-    oc.groups_prefix = c.oidc_groups_prefix;
-    oc.signing_algs = c.oidc_signing_algs;
-    oc.required_claims = c.oidc_required_claims;
-    oc.clock = deps.clock;
-    auto r = OidcAuthenticator::Create(std::move(oc), *deps.http);
-    if (!r.ok()) return r.TakeStatus();
-    a->oidc_ = r->get();
-    token_auths.push_back(std::make_unique<AudienceAgnosticToken>(implicit, std::move(*r)));
-    a->names_.push_back("oidc");
-  } else if (!c.oidc_client_id.empty()) {
-    return Status(500, "InternalError", "oidc-issuer-url and oidc-client-id must be specified together");
+  // The JWT authenticators after the service accounts, as kube.
+  if (jwt_configured) {
+    if (!deps.http) return Status(500, "InternalError", "the JWT authenticators need an HTTP client");
+    auto set = JwtAuthenticatorSet::Create(structured.jwt, jwt_base, *deps.http);
+    if (!set.ok()) return set.TakeStatus();
+    a->jwt_ = std::make_shared<ReloadableJwtAuthenticator>(std::move(*set));
+    token_auths.push_back(std::make_unique<AudienceAgnosticToken>(implicit, std::make_unique<SharedToken>(a->jwt_)));
+    a->names_.push_back(c.authentication_config_file.empty() ? "oidc" : "jwt");
   }
   if (!c.webhook_config_file.empty()) {
     if (!deps.http || !deps.webhook) return Status(500, "InternalError", "--authentication-token-webhook-config-file was not loaded");
@@ -215,9 +391,27 @@ StatusOr<std::unique_ptr<Authentication>> BuildAuthentication(const Authenticati
     request_auths.push_back(std::make_unique<BearerTokenAuthenticator>(shared));
     request_auths.push_back(std::make_unique<WebSocketProtocolAuthenticator>(shared));
   }
-  if (c.anonymous) a->names_.push_back("anonymous");
+  if (anonymous.enabled) a->names_.push_back("anonymous");
   a->top_ = std::make_unique<TopLevelAuthenticator>(std::make_unique<UnionAuthenticator>(std::move(request_auths)),
-                                                    c.anonymous, a->api_audiences_);
+                                                    anonymous.enabled, a->api_audiences_, anonymous.condition_paths);
+  if (!c.authentication_config_file.empty()) {
+    auto r = std::make_shared<Authentication::Reload>();
+    r->path = c.authentication_config_file;
+    r->interval = c.authentication_config_reload_interval;
+    r->data = std::move(structured_data);
+    r->anonymous = structured.anonymous;
+    r->base = std::move(jwt_base);
+    r->http = deps.http;
+    r->target = a->jwt_;
+    if (deps.metrics) {
+      r->metrics = std::make_unique<ConfigReloadMetrics>(
+          *deps.metrics, "authentication",
+          "Total number of automatic reloads of authentication configuration split by status and apiserver identity.",
+          "Timestamp of the last automatic reload of authentication configuration split by status and apiserver identity.",
+          deps.apiserver_id_hash);
+    }
+    a->reload_ = std::move(r);
+  }
   return a;
 }
 

@@ -12,6 +12,10 @@ namespace capstan::authn {
 
 struct AuthenticationConfig {
   bool anonymous = true;       // --anonymous-auth
+  bool anonymous_set = false;  // --anonymous-auth was given
+  // --authentication-config (an AuthenticationConfiguration file), re-read every reload interval.
+  std::string authentication_config_file;
+  std::chrono::milliseconds authentication_config_reload_interval{1000};
   std::string client_ca_file;  // --client-ca-file
 
   // Front proxy.
@@ -48,6 +52,7 @@ struct AuthenticationConfig {
   std::string oidc_groups_prefix;
   std::vector<std::string> oidc_signing_algs = {"RS256"};
   std::map<std::string, std::string> oidc_required_claims;
+  bool oidc_flags_set = false;  // any --oidc-* flag was given
 
   // Token webhook.
   std::string webhook_config_file;

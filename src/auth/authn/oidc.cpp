@@ -6,6 +6,9 @@
 #include "auth/authn/flight.h"
 #include "auth/authn/jwt.h"
 #include "auth/authn/keys.h"
+#include "cel/admission_expressions.h"
+#include "cel/crd_rules.h"
+#include "cel/schema_types.h"
 #include "util/log.h"
 #include "util/strings.h"
 #include "util/timer.h"
@@ -63,6 +66,7 @@ StatusOr<std::string> StringOf(const json::object& claims, const std::string& na
 
 struct OidcAuthenticator::State : std::enable_shared_from_this<State> {
   OidcConfig config;
+  ClaimMappingPrograms programs;
   std::unique_ptr<http::HttpClient> client;
   mutable std::mutex mu;
   bool stopped = false;                                // GUARDED_BY(mu)
@@ -106,8 +110,9 @@ struct OidcAuthenticator::State : std::enable_shared_from_this<State> {
   }
 
   Task<Status> Discover() {
-    std::string issuer = config.issuer_url;
-    auto resp = co_await Get(TrimTrailingSlash(issuer) + "/.well-known/openid-configuration");
+    const std::string& issuer = config.jwt.url;
+    auto resp = co_await Get(config.jwt.discovery_url.empty() ? TrimTrailingSlash(issuer) + "/.well-known/openid-configuration"
+                                                              : config.jwt.discovery_url);
     if (!resp.ok()) co_return resp.TakeStatus();
     if (resp->status != 200) {
       co_return Status(503, "ServiceUnavailable", std::to_string(resp->status) + ": " + resp->body.substr(0, 256));
@@ -148,7 +153,7 @@ struct OidcAuthenticator::State : std::enable_shared_from_this<State> {
     }
     if (!leader) co_return co_await flight->Wait();
     Status st = co_await FetchKeys(uri);
-    if (!st.ok()) LogWarn("oidc authenticator: refreshing the key set failed", {{"issuer", config.issuer_url}, {"error", st.message()}});
+    if (!st.ok()) LogWarn("oidc authenticator: refreshing the key set failed", {{"issuer", config.jwt.url}, {"error", st.message()}});
     {
       std::lock_guard lock(mu);
       refreshing.reset();
@@ -164,10 +169,10 @@ Task<void> InitLoop(std::shared_ptr<OidcAuthenticator::State> s) {
   while (!s->Stopped()) {
     Status st = co_await s->Discover();
     if (st.ok()) {
-      LogInfo("oidc authenticator initialized", {{"issuer", s->config.issuer_url}});
+      LogInfo("oidc authenticator initialized", {{"issuer", s->config.jwt.url}});
       co_return;
     }
-    LogError("oidc authenticator: initializing plugin", {{"issuer", s->config.issuer_url}, {"error", st.message()}});
+    LogError("oidc authenticator: initializing plugin", {{"issuer", s->config.jwt.url}, {"error", st.message()}});
     {
       std::lock_guard lock(s->mu);
       s->health = st;
@@ -185,26 +190,41 @@ std::string OidcUsernamePrefix(const std::string& flag_value, bool flag_set, con
   return flag_value;
 }
 
-StatusOr<std::unique_ptr<OidcAuthenticator>> OidcAuthenticator::Create(OidcConfig config, http::HttpClientFactory& factory) {
-  auto url = http::ParseHttpUrl(config.issuer_url);
-  if (!url || url->scheme != "https") {
-    return Status(500, "InternalError", "oidc-issuer-url (" + config.issuer_url + ") must be a valid URL and use https");
+std::vector<std::string> AllJwtSigningAlgorithms() { return {std::begin(kAllAlgorithms), std::end(kAllAlgorithms)}; }
+
+JwtAuthenticatorConfig JwtFromOidcFlags(const OidcFlags& f) {
+  JwtAuthenticatorConfig j;
+  j.url = f.issuer_url;
+  j.audiences = {f.client_id};
+  j.certificate_authority = f.ca_pem;
+  j.username.claim = f.username_claim;
+  j.username.prefix = OidcUsernamePrefix(f.username_prefix, f.username_prefix_set, f.username_claim, f.issuer_url);
+  if (!f.groups_claim.empty()) {
+    j.groups.claim = f.groups_claim;
+    j.groups.prefix = f.groups_prefix;
   }
-  if (config.client_id.empty()) return Status(500, "InternalError", "oidc-client-id is required with oidc-issuer-url");
-  if (config.username_claim.empty()) return Status(500, "InternalError", "oidc-username-claim must not be empty");
+  for (const auto& [claim, value] : f.required_claims) j.claim_validation_rules.push_back({claim, value, "", ""});
+  return j;
+}
+
+StatusOr<std::unique_ptr<OidcAuthenticator>> OidcAuthenticator::Create(OidcConfig config, http::HttpClientFactory& factory) {
+  CompiledJwtAuthenticator compiled = CompileJwtAuthenticator(config.jwt, config.disallowed_issuers);
+  if (!compiled.errors.empty()) return Status(500, "InternalError", AggregateMessage(compiled.errors));
+  if (config.signing_algs.empty()) config.signing_algs = {"RS256"};
   for (const auto& alg : config.signing_algs) {
     bool ok = false;
     for (const char* a : kAllAlgorithms) ok = ok || alg == a;
     if (!ok) return Status(500, "InternalError", "oidc: unsupported signing alg: " + GoQuote(alg));
   }
   http::ClientTlsConfig tls;
-  tls.ca_pem = config.ca_pem;
+  tls.ca_pem = config.jwt.certificate_authority;
   auto client = factory.NewClient(tls);
   if (!client.ok()) return Status(500, "InternalError", "oidc: " + client.status().message());
   auto state = std::make_shared<State>();
   state->config = std::move(config);
+  state->programs = std::move(compiled.programs);
   state->client = std::move(*client);
-  state->health = Status(503, "ServiceUnavailable", "oidc: authenticator for issuer " + GoQuote(state->config.issuer_url) +
+  state->health = Status(503, "ServiceUnavailable", "oidc: authenticator for issuer " + GoQuote(state->config.jwt.url) +
                                                         " is not initialized");
   std::unique_ptr<OidcAuthenticator> a(new OidcAuthenticator(state));
   Spawn(InitLoop(state));
@@ -224,17 +244,81 @@ bool OidcAuthenticator::initialized() const {
 Status OidcAuthenticator::Health() const {
   std::lock_guard lock(state_->mu);
   if (state_->initialized) return Status();
-  return Status(503, "ServiceUnavailable", "oidc: authenticator for issuer " + GoQuote(state_->config.issuer_url) +
+  return Status(503, "ServiceUnavailable", "oidc: authenticator for issuer " + GoQuote(state_->config.jwt.url) +
                                                 " is not healthy: " + state_->health.message());
 }
 
 int64_t OidcAuthenticator::key_fetches() const { return state_->key_fetches.load(); }
 
+namespace {
+
+// One claims or user expression; an evaluation error is kube's "expression '<e>' resulted in error: ...".
+StatusOr<cel::Value> Evaluate(const cel::Program& p, const char* variable, const cel::Value& input) {
+  cel::MapActivation act;
+  act.Bind(variable, input);
+  int64_t budget = cel::kRuntimeCostBudget;
+  auto ev = cel::EvaluateAdmission(p, act, budget);
+  if (!ev.error.empty()) return AuthError(ev.error);
+  return ev.value;
+}
+
+// kube's convertCELValueToStringList: a string or a list of strings; "", [] and null are none.
+StatusOr<std::vector<std::string>> StringList(const cel::Value& v) {
+  std::vector<std::string> out;
+  if (v.kind() == cel::Kind::kString) {
+    if (!v.str().empty()) out.push_back(v.str());
+    return out;
+  }
+  if (v.kind() == cel::Kind::kNull) return out;
+  if (v.kind() != cel::Kind::kList) return AuthError("expression must return a string or a list of strings");
+  for (const auto& x : v.list().items) {
+    if (x.kind() != cel::Kind::kString) return AuthError("expression must return a string or a list of strings");
+    if (!x.str().empty()) out.push_back(x.str());
+  }
+  return out;
+}
+
+// kube's checkValidationRulesEvaluation.
+Status CheckRules(const std::vector<std::pair<ClaimMappingPrograms::ProgramPtr, std::string>>& rules, const char* variable,
+                  const cel::Value& input) {
+  for (const auto& [p, message] : rules) {
+    auto v = Evaluate(*p, variable, input);
+    if (!v.ok()) return v.TakeStatus();
+    if (!v->IsBool()) return AuthError("validation expression must return a boolean");
+    if (!v->bool_value()) return AuthError("validation expression '" + p->source() + "' failed: " + message);
+  }
+  return Status();
+}
+
+json::value UserJson(const UserInfo& u) {
+  // authentication/v1 UserInfo as JSON: empty fields are omitted.
+  json::object o{{"username", u.name}};
+  if (!u.uid.empty()) o["uid"] = u.uid;
+  if (!u.groups.empty()) {
+    json::array g;
+    for (const auto& x : u.groups) g.emplace_back(x);
+    o["groups"] = std::move(g);
+  }
+  if (!u.extra.empty()) {
+    json::object e;
+    for (const auto& [k, vs] : u.extra) {
+      json::array a;
+      for (const auto& x : vs) a.emplace_back(x);
+      e[k] = std::move(a);
+    }
+    o["extra"] = std::move(e);
+  }
+  return o;
+}
+
+}  // namespace
+
 Task<AuthResult> OidcAuthenticator::AuthenticateToken(const std::string& token, const Audiences&) {
   auto s = state_;
-  const OidcConfig& c = s->config;
+  const JwtAuthenticatorConfig& c = s->config.jwt;
+  const ClaimMappingPrograms& programs = s->programs;
   auto iss = PeekIssuer(token);
-  if (!iss || *iss != c.issuer_url) co_return std::optional<Response>();
+  if (!iss || *iss != c.url) co_return std::optional<Response>();
   std::shared_ptr<const std::vector<JwsKey>> keys;
   {
     std::lock_guard lock(s->mu);
@@ -244,23 +328,30 @@ Task<AuthResult> OidcAuthenticator::AuthenticateToken(const std::string& token, 
   const std::string prefix = "oidc: verify token: ";
   auto jwt = ParseJwt(token);
   if (!jwt.ok()) co_return AuthError(prefix + "oidc: malformed jwt: " + jwt.status().message());
-  // go-oidc's checks, in its order: issuer, expiry, not-before, algorithm, signature.
+  // go-oidc's checks, in its order: issuer, audience (one configured), expiry, not-before, algorithm,
+  // signature; then kube's own audience check for several.
   auto claimed_iss = StringClaim(jwt->claims, "iss");
-  if (!claimed_iss.ok() || claimed_iss->value_or("") != c.issuer_url) {
-    co_return AuthError(prefix + "oidc: id token issued by a different provider, expected " + GoQuote(c.issuer_url) +
-                        " got " + GoQuote(claimed_iss.ok() ? claimed_iss->value_or("") : ""));
+  if (!claimed_iss.ok() || claimed_iss->value_or("") != c.url) {
+    co_return AuthError(prefix + "oidc: id token issued by a different provider, expected " + GoQuote(c.url) + " got " +
+                        GoQuote(claimed_iss.ok() ? claimed_iss->value_or("") : ""));
+  }
+  auto aud = AudienceClaim(jwt->claims);
+  if (!aud.ok()) co_return AuthError(prefix + "oidc: failed to unmarshal claims: " + aud.status().message());
+  if (c.audiences.size() == 1 && std::find(aud->begin(), aud->end(), c.audiences[0]) == aud->end()) {
+    co_return AuthError(prefix + "oidc: expected audience " + GoQuote(c.audiences[0]) + " got " + GoQuoteList(*aud));
   }
   auto exp = NumericDateClaim(jwt->claims, "exp");
   auto nbf = NumericDateClaim(jwt->claims, "nbf");
   if (!exp.ok() || !nbf.ok()) co_return AuthError(prefix + "oidc: failed to unmarshal claims: invalid numeric date");
-  const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(c.clock->Now().time_since_epoch()).count();
+  const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(s->config.clock->Now().time_since_epoch()).count();
   int64_t exp_s = exp->value_or(-62135596800);  // Go's zero time
   if (exp_s < now) co_return AuthError(prefix + "oidc: token is expired (Token Expiry: " + GoTime(exp_s) + ")");
   if (nbf->has_value() && now + kNbfLeewaySeconds < **nbf) {
     co_return AuthError(prefix + "oidc: current time " + GoTime(now) + " before the nbf (not before) time: " + GoTime(**nbf));
   }
-  if (std::find(c.signing_algs.begin(), c.signing_algs.end(), jwt->alg) == c.signing_algs.end()) {
-    co_return AuthError(prefix + "oidc: id token signed with unsupported algorithm, expected " + GoQuoteList(c.signing_algs) +
+  const auto& algs = s->config.signing_algs;
+  if (std::find(algs.begin(), algs.end(), jwt->alg) == algs.end()) {
+    co_return AuthError(prefix + "oidc: id token signed with unsupported algorithm, expected " + GoQuoteList(algs) +
                         " got " + GoQuote(jwt->alg));
   }
   auto try_keys = [&](const std::vector<JwsKey>& set) {
@@ -282,48 +373,107 @@ Task<AuthResult> OidcAuthenticator::AuthenticateToken(const std::string& token, 
     verified = keys && try_keys(*keys);
   }
   if (!verified) co_return AuthError(prefix + "failed to verify signature: failed to verify id token signature");
+  if (c.audiences.size() > 1) {
+    bool any = false;
+    for (const auto& a : *aud) any = any || std::find(c.audiences.begin(), c.audiences.end(), a) != c.audiences.end();
+    if (!any) {
+      std::vector<std::string> sorted = c.audiences;
+      std::sort(sorted.begin(), sorted.end());
+      co_return AuthError(prefix + "oidc: expected audience in " + GoQuoteList(sorted) + " got " + GoQuoteList(*aud));
+    }
+  }
 
-  auto aud = AudienceClaim(jwt->claims);
-  if (!aud.ok()) co_return AuthError(prefix + "oidc: failed to unmarshal claims: " + aud.status().message());
-  if (std::find(aud->begin(), aud->end(), c.client_id) == aud->end()) {
-    co_return AuthError("oidc: expected audience in " + GoQuoteList({c.client_id}) + " got " + GoQuoteList(*aud));
-  }
   const json::object& claims = jwt->claims;
-  auto username = StringOf(claims, c.username_claim);
-  if (!username.ok()) co_return AuthError("oidc: parse username claims " + GoQuote(c.username_claim) + ": " + username.status().message());
-  if (c.username_claim == "email") {
-    if (const auto* ev = claims.if_contains("email_verified")) {
-      if (!ev->is_bool()) co_return AuthError("oidc: parse 'email_verified' claim: json: cannot unmarshal into Go value of type bool");
-      if (!ev->get_bool()) co_return AuthError("oidc: email not verified");
-    }
-  }
+  cel::Value claims_value;
+  if (programs.any_claims_expression()) claims_value = cel::JsonToValue(json::value(claims), nullptr, false);
   Response r;
-  r.user.name = c.username_prefix + *username;
-  if (!c.groups_claim.empty()) {
-    if (const auto* g = claims.if_contains(c.groups_claim)) {
-      std::vector<std::string> groups;
-      if (g->is_string()) {
-        groups.emplace_back(g->get_string());
-      } else if (g->is_array()) {
-        for (const auto& x : g->get_array()) {
-          if (!x.is_string()) co_return AuthError("oidc: parse groups claim " + GoQuote(c.groups_claim) + ": json: cannot unmarshal array into Go value of type string");
-          groups.emplace_back(x.get_string());
-        }
-      } else {
-        co_return AuthError("oidc: parse groups claim " + GoQuote(c.groups_claim) + ": json: cannot unmarshal into Go value of type string");
+  // Username.
+  if (programs.username) {
+    const std::string what = "oidc: error evaluating username claim expression: ";
+    auto v = Evaluate(*programs.username, "claims", claims_value);
+    if (!v.ok()) co_return AuthError(what + v.status().message());
+    if (v->kind() != cel::Kind::kString) co_return AuthError(what + "username claim expression must return a string");
+    if (v->str().empty()) co_return AuthError("oidc: empty username via CEL expression is not allowed");
+    r.user.name = v->str();
+  } else {
+    const std::string& claim = c.username.claim;
+    auto username = StringOf(claims, claim);
+    if (!username.ok()) co_return AuthError("oidc: parse username claims " + GoQuote(claim) + ": " + username.status().message());
+    if (claim == "email") {
+      if (const auto* ev = claims.if_contains("email_verified")) {
+        if (!ev->is_bool()) co_return AuthError("oidc: parse 'email_verified' claim: json: cannot unmarshal into Go value of type bool");
+        if (!ev->get_bool()) co_return AuthError("oidc: email not verified");
       }
-      for (auto& grp : groups) r.user.groups.push_back(c.groups_prefix + grp);
     }
+    r.user.name = c.username.prefix.value_or("") + *username;
   }
+  // Groups: the claim when the token has it, else the expression.
+  const std::string& groups_claim = c.groups.claim;
+  if (const auto* g = groups_claim.empty() ? nullptr : claims.if_contains(groups_claim)) {
+    std::vector<std::string> groups;
+    const std::string what = "oidc: parse groups claim " + GoQuote(groups_claim) + ": json: cannot unmarshal ";
+    if (g->is_string()) {
+      groups.emplace_back(g->get_string());
+    } else if (g->is_array()) {
+      for (const auto& x : g->get_array()) {
+        if (!x.is_string()) co_return AuthError(what + "array into Go value of type string");
+        groups.emplace_back(x.get_string());
+      }
+    } else {
+      co_return AuthError(what + "into Go value of type string");
+    }
+    for (auto& grp : groups) r.user.groups.push_back(c.groups.prefix.value_or("") + grp);
+  } else if (programs.groups) {
+    const std::string what = "oidc: error evaluating group claim expression: ";
+    auto v = Evaluate(*programs.groups, "claims", claims_value);
+    if (!v.ok()) co_return AuthError(what + v.status().message());
+    auto list = StringList(*v);
+    if (!list.ok()) co_return AuthError(what + list.status().message());
+    r.user.groups = std::move(*list);
+  }
+  // UID.
+  if (!c.uid_claim.empty()) {
+    auto uid = StringOf(claims, c.uid_claim);
+    if (!uid.ok()) co_return AuthError("oidc: parse uid claim " + GoQuote(c.uid_claim) + ": " + uid.status().message());
+    r.user.uid = *uid;
+  } else if (programs.uid) {
+    const std::string what = "oidc: error evaluating uid claim expression: ";
+    auto v = Evaluate(*programs.uid, "claims", claims_value);
+    if (!v.ok()) co_return AuthError(what + v.status().message());
+    if (v->kind() != cel::Kind::kString) co_return AuthError(what + "uid claim expression must return a string");
+    r.user.uid = v->str();
+  }
+  // Extra.
   if (const auto* jti = claims.if_contains("jti"); jti && jti->is_string()) {
     r.user.extra["authentication.kubernetes.io/credential-id"] = {"JTI=" + std::string(jti->get_string())};
   }
-  for (const auto& [claim, want] : c.required_claims) {
-    if (!claims.contains(claim)) co_return AuthError("oidc: required claim " + claim + " not present in ID token");
-    auto got = StringOf(claims, claim);
-    if (!got.ok()) co_return AuthError("oidc: parse claim " + claim + ": " + got.status().message());
-    if (*got != want) {
-      co_return AuthError("oidc: required claim " + claim + " value does not match. Got = " + *got + ", want = " + want);
+  for (const auto& [key, p] : programs.extra) {
+    auto v = Evaluate(*p, "claims", claims_value);
+    if (!v.ok()) co_return v.TakeStatus();
+    auto list = StringList(*v);
+    if (!list.ok()) {
+      co_return AuthError("oidc: error evaluating extra claim expression: " + p->source() + ": " + list.status().message());
+    }
+    if (!list->empty()) r.user.extra[key] = std::move(*list);
+  }
+  // Required claims, then the validation rules.
+  for (const auto& rule : c.claim_validation_rules) {
+    if (rule.claim.empty()) continue;
+    if (!claims.contains(rule.claim)) co_return AuthError("oidc: required claim " + rule.claim + " not present in ID token");
+    auto got = StringOf(claims, rule.claim);
+    if (!got.ok()) co_return AuthError("oidc: parse claim " + rule.claim + ": " + got.status().message());
+    if (*got != rule.required_value) {
+      co_return AuthError("oidc: required claim " + rule.claim + " value does not match. Got = " + *got +
+                          ", want = " + rule.required_value);
+    }
+  }
+  if (Status st = CheckRules(programs.claim_validation, "claims", claims_value); !st.ok()) {
+    co_return AuthError("oidc: error evaluating claim validation expression: " + st.message());
+  }
+  if (!programs.user_validation.empty()) {
+    cel::Value user = cel::JsonToValue(UserJson(r.user), nullptr, false);
+    if (Status st = CheckRules(programs.user_validation, "user", user); !st.ok()) {
+      co_return AuthError("oidc: error evaluating user info validation rule: " + st.message());
     }
   }
   r.expires = std::chrono::system_clock::time_point(std::chrono::seconds(exp_s));

@@ -26,66 +26,7 @@ const std::vector<std::string> kKnownTypes = {"ABAC", "AlwaysAllow", "AlwaysDeny
 
 Status LoadError(const std::string& msg) { return Status(400, "BadRequest", kLoadPrefix + msg); }
 
-
-// Decodes the typed fields of one object the way encoding/json with kube's strict decoder does:
-// unknown fields are collected as `unknown field "<path>"`, a value of the wrong JSON type is
-// encoding/json's error.
-class Decoder {
- public:
-  std::vector<std::string> unknown;
-  std::string type_error;  // the first one
-
-  void Unknown(const json::object& o, const std::string& prefix, std::initializer_list<std::string_view> known) {
-    for (const auto& [k, v] : o) {
-      if (std::find(known.begin(), known.end(), std::string_view(k)) == known.end()) {
-        unknown.push_back("unknown field \"" + prefix + std::string(k) + "\"");
-      }
-    }
-  }
-  void String(const json::object& o, std::string_view key, const std::string& go_field, std::string& out,
-              const char* go_type = "string") {
-    const json::value* v = o.if_contains(key);
-    if (!v || v->is_null()) return;
-    if (!v->is_string()) return TypeError(*v, go_field, go_type);
-    out = std::string(v->get_string());
-  }
-  void Duration(const json::object& o, std::string_view key, const std::string& go_field, std::chrono::nanoseconds& out) {
-    const json::value* v = o.if_contains(key);
-    if (!v || v->is_null()) return;
-    if (!v->is_string()) return TypeError(*v, go_field, "string");
-    auto d = ParseGoDuration(v->get_string());
-    if (!d) {
-      if (type_error.empty()) type_error = "time: invalid duration " + GoQuote(v->get_string());
-      return;
-    }
-    out = *d;
-  }
-  const json::object* Object(const json::object& o, std::string_view key, const std::string& go_field, const char* go_type) {
-    const json::value* v = o.if_contains(key);
-    if (!v || v->is_null()) return nullptr;
-    if (!v->is_object()) {
-      TypeError(*v, go_field, go_type);
-      return nullptr;
-    }
-    return &v->get_object();
-  }
-  const json::array* Array(const json::object& o, std::string_view key, const std::string& go_field, const char* go_type) {
-    const json::value* v = o.if_contains(key);
-    if (!v || v->is_null()) return nullptr;
-    if (!v->is_array()) {
-      TypeError(*v, go_field, go_type);
-      return nullptr;
-    }
-    return &v->get_array();
-  }
-  void TypeError(const json::value& v, const std::string& go_field, const char* go_type) {
-    if (type_error.empty()) {
-      type_error = "json: cannot unmarshal " + am::JsonTypeWord(v) + " into Go struct field " + go_field + " of type " + go_type;
-    }
-  }
-};
-
-WebhookAuthorizerConfig DecodeWebhook(Decoder& d, const json::object& o, const std::string& prefix) {
+WebhookAuthorizerConfig DecodeWebhook(am::ConfigDecoder& d, const json::object& o, const std::string& prefix) {
   WebhookAuthorizerConfig w;
   d.Unknown(o, prefix, {"authorizedTTL", "unauthorizedTTL", "timeout", "subjectAccessReviewVersion",
                         "matchConditionSubjectAccessReviewVersion", "failurePolicy", "connectionInfo", "matchConditions"});
@@ -243,7 +184,7 @@ StatusOr<AuthorizationConfiguration> LoadAuthorizationConfiguration(std::string_
   if (!doc.ok()) return LoadError(doc.status().message());
   const json::object& o = doc->object;
 
-  Decoder d;
+  am::ConfigDecoder d;
   d.Unknown(o, "", {"apiVersion", "kind", "authorizers"});
   AuthorizationConfiguration c;
   if (const json::array* list = d.Array(o, "authorizers", "AuthorizationConfiguration.authorizers", "[]v1.AuthorizerConfiguration")) {

@@ -20,30 +20,19 @@ ConfigReloader::ConfigReloader(ResourceTransformers& target, std::string path, s
                                std::chrono::milliseconds poll_interval)
     : target_(target),
       path_(std::move(path)),
-      apiserver_id_hash_(ApiServerIdHash(apiserver_id)),
       poll_interval_(poll_interval),
-      reloads_(metrics.NewCounterVec(
-          "apiserver_encryption_config_controller_automatic_reloads_total",
-          "Total number of reload successes and failures of encryption configuration split by apiserver identity.",
-          {"status", "apiserver_id_hash"})),
-      last_timestamp_(metrics.NewGaugeVec("apiserver_encryption_config_controller_automatic_reload_last_timestamp_seconds",
-                                          "Timestamp of the last successful or failed automatic reload of encryption "
-                                          "configuration split by apiserver identity.",
-                                          {"status", "apiserver_id_hash"})),
+      metrics_(metrics, "encryption",
+               "Total number of reload successes and failures of encryption configuration split by apiserver identity.",
+               "Timestamp of the last successful or failed automatic reload of encryption configuration split by "
+               "apiserver identity.",
+               ApiServerIdHash(apiserver_id)),
       loaded_hash_(std::move(loaded_hash)) {}
 
 ConfigReloader::~ConfigReloader() { Stop(); }
 
-double ConfigReloader::reloads(const std::string& status) const {
-  const Counter* c = reloads_.Find({status, apiserver_id_hash_});
-  return c ? c->Value() : 0;
-}
+double ConfigReloader::reloads(const std::string& status) const { return metrics_.Count(status); }
 
-void ConfigReloader::Record(const char* status) {
-  reloads_.With({status, apiserver_id_hash_})->Inc();
-  auto now = std::chrono::system_clock::now().time_since_epoch();
-  last_timestamp_.With({status, apiserver_id_hash_})->Set(std::chrono::duration<double>(now).count());
-}
+void ConfigReloader::Record(const char* status) { metrics_.Record(status); }
 
 ConfigReloader::Outcome ConfigReloader::CheckOnce() {
   std::lock_guard lock(check_mu_);

@@ -57,10 +57,8 @@ class ConfigReloader {
 
   ResourceTransformers& target_;
   const std::string path_;
-  const std::string apiserver_id_hash_;
   const std::chrono::milliseconds poll_interval_;
-  CounterVec& reloads_;
-  GaugeVec& last_timestamp_;
+  ConfigReloadMetrics metrics_;
   std::mutex check_mu_;       // one check at a time
   std::string loaded_hash_;   // guarded by check_mu_
   mutable std::mutex mu_;

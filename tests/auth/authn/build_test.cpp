@@ -130,7 +130,7 @@ TEST_F(BuildTest, FlagErrors) {
             "the service-account-max-token-expiration must be between 1 hour and 2^32 seconds");
   c = Config();
   c.oidc_client_id = "x";
-  EXPECT_EQ(BuildAuthentication(c, d).status().message(), "oidc-issuer-url and oidc-client-id must be specified together");
+  EXPECT_EQ(BuildAuthentication(c, d).status().message(), "oidc-issuer-url and oidc-client-id must be specified together when any oidc-* flags are set");
   c = Config();
   c.service_account_signing_key_file = client_ca_;  // a certificate, not a private key
   EXPECT_FALSE(BuildAuthentication(c, d).ok());

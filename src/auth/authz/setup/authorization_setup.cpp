@@ -80,14 +80,11 @@ StatusOr<std::unique_ptr<AuthorizationSetup>> AuthorizationSetup::Create(Authori
   if (o.metrics) {
     s->metrics_ = std::make_unique<AuthorizerMetrics>(*o.metrics);
     if (!o.config_file.empty()) {
-      s->reloads_ = &o.metrics->NewCounterVec(
-          "apiserver_authorization_config_controller_automatic_reloads_total",
+      s->reloads_ = std::make_unique<ConfigReloadMetrics>(
+          *o.metrics, "authorization",
           "Total number of automatic reloads of authorization configuration split by status and apiserver identity.",
-          {"status", "apiserver_id_hash"});
-      s->reload_timestamp_ = &o.metrics->NewGaugeVec(
-          "apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds",
           "Timestamp of the last automatic reload of authorization configuration split by status and apiserver identity.",
-          {"status", "apiserver_id_hash"});
+          o.apiserver_id_hash);
     }
   }
   // The authorizers that keep state across reloads (kube's Config.New).
@@ -166,10 +163,7 @@ StatusOr<std::shared_ptr<Authorizer>> AuthorizationSetup::Build(const Authorizat
 }
 
 void AuthorizationSetup::RecordReload(const char* status) {
-  if (!reloads_) return;
-  reloads_->With({status, opts_.apiserver_id_hash})->Inc();
-  auto now = std::chrono::system_clock::now().time_since_epoch();
-  reload_timestamp_->With({status, opts_.apiserver_id_hash})->Set(std::chrono::duration<double>(now).count());
+  if (reloads_) reloads_->Record(status);
 }
 
 // kube's reloadableAuthorizerResolver.checkFile.

@@ -116,8 +116,7 @@ class AuthorizationSetup {
   AuthorizationOptions opts_;
   const endpoints::ApiRegistry& registry_;
   std::unique_ptr<AuthorizerMetrics> metrics_;
-  CounterVec* reloads_ = nullptr;
-  GaugeVec* reload_timestamp_ = nullptr;
+  std::unique_ptr<ConfigReloadMetrics> reloads_;
   std::shared_ptr<RbacAuthorizer> rbac_;
   std::shared_ptr<NodeAuthorizer> node_;
   std::shared_ptr<Authorizer> abac_;

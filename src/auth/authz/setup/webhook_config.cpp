@@ -2,9 +2,8 @@
 
 #include <boost/json.hpp>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "apimachinery/config_document.h"
 #include "apimachinery/yaml.h"
 #include "util/strings.h"
 
@@ -50,13 +49,7 @@ StatusOr<std::string> FileOrData(const json::object& o, std::string_view file_ke
 
 }  // namespace
 
-StatusOr<std::string> ReadAuthzFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return Status(400, "BadRequest", "open " + path + ": no such file or directory");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+StatusOr<std::string> ReadAuthzFile(const std::string& path) { return apimachinery::ReadConfigFile(path); }
 
 StatusOr<WebhookTarget> LoadWebhookKubeconfig(const std::string& path) {
   auto text = ReadAuthzFile(path);
