@@ -8,6 +8,7 @@
 #include "admission/always_plugins.h"
 #include "admission/certificate_approval.h"
 #include "admission/certificate_signing.h"
+#include "admission/cluster_trust_bundle_attest.h"
 #include "admission/node_restriction.h"
 #include "admission/storage_object_in_use_protection.h"
 #include "admission/taint_nodes_by_condition.h"
@@ -28,6 +29,7 @@
 #include "admission/spec_policy_plugins.h"
 #include "admission/validating_admission_policy.h"
 #include "admission/webhook_plugins.h"
+#include "util/feature_gate.h"
 #include "util/strings.h"
 
 namespace capstan::admission {
@@ -139,6 +141,8 @@ StatusOr<ChainBuild> BuildChain(const std::vector<std::string>& enable, const st
       plugins.push_back(std::make_unique<NodeRestriction>(deps.get));
     } else if (name == "CertificateApproval" && deps.authorize) {
       plugins.push_back(std::make_unique<CertificateApproval>(deps.authorize));
+    } else if (name == "ClusterTrustBundleAttest" && deps.authorize) {
+      plugins.push_back(std::make_unique<ClusterTrustBundleAttest>(deps.authorize, features::Enabled("ClusterTrustBundle")));
     } else if (name == "CertificateSigning" && deps.authorize) {
       plugins.push_back(std::make_unique<CertificateSigning>(deps.authorize));
     } else if (name == "OwnerReferencesPermissionEnforcement" && deps.authorize && deps.map_kind) {
@@ -159,7 +163,8 @@ StatusOr<ChainBuild> BuildChain(const std::vector<std::string>& enable, const st
     } else if (name == "MutatingAdmissionWebhook" && caller) {
       plugins.push_back(std::make_unique<MutatingWebhookPlugin>(deps.webhook_source, caller));
     } else if (name == "ValidatingAdmissionPolicy" && deps.list) {
-      plugins.push_back(std::make_unique<ValidatingAdmissionPolicyPlugin>(deps.list, deps.get, deps.namespace_lookup));
+      plugins.push_back(std::make_unique<ValidatingAdmissionPolicyPlugin>(deps.list, deps.get, deps.namespace_lookup,
+                                                                        deps.webhook.metrics));
     } else if (name == "ValidatingAdmissionWebhook" && caller) {
       plugins.push_back(std::make_unique<ValidatingWebhookPlugin>(deps.webhook_source, caller));
     } else if (name == "ResourceQuota" && deps.get && deps.list && deps.update) {

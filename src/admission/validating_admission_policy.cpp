@@ -67,6 +67,31 @@ struct Denial {
 
 }  // namespace
 
+ValidatingAdmissionPolicyPlugin::ValidatingAdmissionPolicyPlugin(ObjectLister list, ObjectGetter get,
+                                                                 NamespaceLookup namespace_lookup, MetricsRegistry* metrics)
+    : source_(list), list_(std::move(list)), get_(std::move(get)), namespace_lookup_(std::move(namespace_lookup)) {
+  if (!metrics) return;
+  const std::vector<std::string> labels = {"policy", "policy_binding", "error_type", "enforcement_action"};
+  checks_ = &metrics->NewCounterVec(
+      "apiserver_validating_admission_policy_check_total",
+      "Validation admission policy check total, labeled by policy and further identified by binding and enforcement "
+      "action taken.",
+      labels);
+  latency_ = &metrics->NewHistogramVec(
+      "apiserver_validating_admission_policy_check_duration_seconds",
+      "Validation admission latency for individual validation expressions in seconds, labeled by policy and further "
+      "including binding and enforcement action taken.",
+      labels, {0.0000005, 0.001, 0.01, 0.1, 1.0});
+}
+
+void ValidatingAdmissionPolicyPlugin::Observe(const PolicyDecision& d, const std::string& policy,
+                                              const std::string& binding, const char* action) const {
+  if (!checks_) return;
+  const LabelValues lv = {policy, binding, PolicyDecisionErrorType(d), action};
+  checks_->With(lv)->Inc();
+  latency_->With(lv)->Observe(d.elapsed_seconds);
+}
+
 Task<StatusOr<std::shared_ptr<const PolicySource::Snapshot>>> PolicySource::Current() {
   auto policies = co_await list_(kGroup, "v1", "validatingadmissionpolicies", "");
   if (!policies.ok()) co_return policies.status();
@@ -174,14 +199,27 @@ Task<Status> ValidatingAdmissionPolicyPlugin::Validate(const Attributes& a) {
         values.params = param;
         PolicyResult result = EvaluatePolicy(*policy, std::move(values));
         for (const auto& d : result.decisions) {
-          if (d.action != PolicyDecision::kDeny) continue;
+          if (d.audit_annotation_error) {
+            denials.push_back({policy->name, binding.name, d.message, d.reason});
+            Observe(d, policy->name, binding.name, "deny");
+            continue;
+          }
+          if (d.action != PolicyDecision::kDeny) {
+            if (d.eval_error) Observe(d, policy->name, binding.name, "allow");
+            continue;
+          }
           for (const auto& action : binding.validation_actions) {
             if (action == "Deny") {
               denials.push_back({policy->name, binding.name, d.message, d.reason});
-            } else if (action == "Warn" && scope) {
+              Observe(d, policy->name, binding.name, "deny");
+            } else if (action == "Warn") {
+              Observe(d, policy->name, binding.name, "warn");
+              if (!scope) continue;
               scope->AddWarning("Validation failed for ValidatingAdmissionPolicy '" + policy->name + "' with binding '" +
                                 binding.name + "': " + d.message);
-            } else if (action == "Audit" && scope) {
+            } else if (action == "Audit") {
+              Observe(d, policy->name, binding.name, "audit");
+              if (!scope) continue;
               json::array actions;
               for (const auto& x : binding.validation_actions) actions.emplace_back(x);
               json::object failure{{"message", d.message},

@@ -16,6 +16,10 @@
 //   Warn:  the warning "Validation failed for ValidatingAdmissionPolicy '<p>' with binding '<b>': <message>";
 //   Audit: the audit annotation validation.policy.admission.k8s.io/validation_failure (a JSON list of
 //          {message, policy, binding, expressionIndex, validationActions}).
+// An audit annotation that fails under failurePolicy Fail is a denial whatever the validationActions.
+// Each denial by action, and each evaluation error under failurePolicy Ignore, is counted in
+// apiserver_validating_admission_policy_check_total and timed in ..._check_duration_seconds
+// {policy, policy_binding, error_type, enforcement_action: deny, warn, audit, allow}, as kube's.
 // Audit annotations of the policy are published as "<policy>/<key>". A binding that cannot be used
 // (its params missing under Deny, a bad selector) is a denial under failurePolicy Fail ("failed to
 // configure binding: ...") and skipped under Ignore.
@@ -27,6 +31,7 @@
 
 #include "admission/builtin_plugins.h"
 #include "admission/validating_policy.h"
+#include "util/metrics.h"
 
 namespace capstan::admission {
 
@@ -48,9 +53,10 @@ class PolicySource {
 
 class ValidatingAdmissionPolicyPlugin : public Plugin {
  public:
-  // `get`: reads params by name; `list`: policies, bindings and params by selector.
-  ValidatingAdmissionPolicyPlugin(ObjectLister list, ObjectGetter get, NamespaceLookup namespace_lookup)
-      : source_(list), list_(std::move(list)), get_(std::move(get)), namespace_lookup_(std::move(namespace_lookup)) {}
+  // `get`: reads params by name; `list`: policies, bindings and params by selector; `metrics`: where
+  // the check metrics go (null: not recorded).
+  ValidatingAdmissionPolicyPlugin(ObjectLister list, ObjectGetter get, NamespaceLookup namespace_lookup,
+                                  MetricsRegistry* metrics = nullptr);
   std::string Name() const override { return "ValidatingAdmissionPolicy"; }
   bool Handles(const std::string& op) const override { return op != ""; }
   bool Validating() const override { return true; }
@@ -61,6 +67,9 @@ class ValidatingAdmissionPolicyPlugin : public Plugin {
   ObjectLister list_;
   ObjectGetter get_;
   NamespaceLookup namespace_lookup_;
+  CounterVec* checks_ = nullptr;
+  HistogramVec* latency_ = nullptr;
+  void Observe(const PolicyDecision& d, const std::string& policy, const std::string& binding, const char* action) const;
 };
 
 }  // namespace capstan::admission

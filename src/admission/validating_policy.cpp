@@ -1,5 +1,7 @@
 #include "admission/validating_policy.h"
 
+#include <chrono>
+
 #include <boost/json.hpp>
 
 #include "apimachinery/object_meta.h"
@@ -167,13 +169,14 @@ PolicyResult EvaluatePolicy(const CompiledPolicy& p, cel::AdmissionValues values
   }
   for (size_t i = 0; i < p.validations.size(); ++i) {
     const CompiledValidation& v = p.validations[i];
+    const auto start = std::chrono::steady_clock::now();
     auto r = Run(v.expression, act, budget);
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     PolicyDecision d;
+    if (r.out_of_budget || !r.error.empty()) d = error_decision(r.error);
     d.expression_index = i;
-    if (r.out_of_budget || !r.error.empty()) {
-      d = error_decision(r.error);
-      d.expression_index = i;
-    } else if (!(r.value.IsBool() && r.value.bool_value())) {
+    d.elapsed_seconds = elapsed;
+    if (!d.eval_error && !(r.value.IsBool() && r.value.bool_value())) {
       d.action = PolicyDecision::kDeny;
       d.reason = v.reason.empty() ? "Invalid" : v.reason;
       std::string message;
@@ -191,10 +194,13 @@ PolicyResult EvaluatePolicy(const CompiledPolicy& p, cel::AdmissionValues values
     out.decisions.push_back(std::move(d));
   }
   for (const auto& a : p.audit_annotations) {
+    const auto start = std::chrono::steady_clock::now();
     auto r = Run(a.value, act, budget);
     if (!r.error.empty()) {
       if (fail) {
         PolicyDecision d = error_decision(r.error);
+        d.audit_annotation_error = true;
+        d.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         out.decisions.push_back(std::move(d));
       }
       continue;
@@ -205,6 +211,13 @@ PolicyResult EvaluatePolicy(const CompiledPolicy& p, cel::AdmissionValues values
     }
   }
   return out;
+}
+
+const char* PolicyDecisionErrorType(const PolicyDecision& d) {
+  if (!d.eval_error && d.action == PolicyDecision::kAdmit) return "no_error";
+  if (d.message.starts_with("compilation")) return "compile_error";
+  if (d.message.starts_with("validation failed due to running out of cost budget")) return "out_of_budget";
+  return "invalid_error";
 }
 
 }  // namespace capstan::admission

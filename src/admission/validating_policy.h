@@ -75,10 +75,19 @@ PolicyBinding ParseBinding(const boost::json::object& binding);
 struct PolicyDecision {
   enum Action { kAdmit, kDeny } action = kAdmit;
   bool eval_error = false;
+  // An audit annotation that failed under failurePolicy Fail: a denial whatever the binding's
+  // validationActions (kube's AuditAnnotationActionError).
+  bool audit_annotation_error = false;
   std::string message;
   std::string reason;  // for denials: "" means Invalid
   size_t expression_index = 0;
+  double elapsed_seconds = 0;  // the expression's evaluation
 };
+
+// kube's ErrorType of a decision, the error_type label of apiserver_validating_admission_policy_*:
+// "no_error" for an admitted evaluation, else by the message: "compile_error", "out_of_budget",
+// "invalid_error" (also for a plain denial, as kube labels it).
+const char* PolicyDecisionErrorType(const PolicyDecision& d);
 
 struct PolicyAuditAnnotation {
   std::string key, value;

@@ -7,6 +7,7 @@
 
 #include "admission/certificate_approval.h"
 #include "admission/certificate_signing.h"
+#include "admission/cluster_trust_bundle_attest.h"
 #include "admission/node_restriction.h"
 #include "admission/storage_object_in_use_protection.h"
 #include "admission/taint_nodes_by_condition.h"
@@ -378,6 +379,42 @@ TEST(CertificateSigningTest, SignWhenTheCertificateChanges) {
             "with signerName \"example.com/signer\"");
   issue.As("signer", {});
   EXPECT_TRUE(SyncWait(p.Validate(issue.a)).ok());
+}
+
+TEST(ClusterTrustBundleAttestTest, AttestWhenTheGateIsOn) {
+  constexpr const char* kBundle =
+      R"({"metadata":{"name":"example.com:signer:b1"},"spec":{"signerName":"example.com/signer","trustBundle":"x"}})";
+  Req create("certificates.k8s.io", "clustertrustbundles", "CREATE", kBundle);
+  create.Name("example.com:signer:b1").As("eve", {});
+  // Gate off (kube 1.32's default): admitted.
+  ClusterTrustBundleAttest off(Grants({}), false);
+  EXPECT_TRUE(SyncWait(off.Validate(create.a)).ok());
+
+  std::vector<std::string> asked;
+  ClusterTrustBundleAttest p(Grants({"admin attest example.com/*"}, &asked), true);
+  EXPECT_EQ(SyncWait(p.Validate(create.a)).message(),
+            "clustertrustbundles.certificates.k8s.io \"example.com:signer:b1\" is forbidden: user not permitted to "
+            "attest for signerName \"example.com/signer\"");
+  EXPECT_EQ(asked, std::vector<std::string>({"example.com/signer", "example.com/*"}));
+  create.As("admin", {});
+  EXPECT_TRUE(SyncWait(p.Validate(create.a)).ok());
+
+  // No signerName: nothing to attest.
+  Req plain("certificates.k8s.io", "clustertrustbundles", "CREATE", R"({"metadata":{"name":"b2"},"spec":{"trustBundle":"x"}})");
+  plain.Name("b2").As("eve", {});
+  EXPECT_TRUE(SyncWait(p.Validate(plain.a)).ok());
+
+  // An update of only finalizers and ownerReferences is not checked; one of the bundle is.
+  Req gc("certificates.k8s.io", "clustertrustbundles", "UPDATE",
+         R"({"metadata":{"name":"example.com:signer:b1","finalizers":["f"],"ownerReferences":[{"name":"o"}]},"spec":{"signerName":"example.com/signer","trustBundle":"x"}})",
+         kBundle);
+  gc.Name("example.com:signer:b1").As("eve", {});
+  EXPECT_TRUE(SyncWait(p.Validate(gc.a)).ok());
+  Req change("certificates.k8s.io", "clustertrustbundles", "UPDATE",
+             R"({"metadata":{"name":"example.com:signer:b1"},"spec":{"signerName":"example.com/signer","trustBundle":"y"}})",
+             kBundle);
+  change.Name("example.com:signer:b1").As("eve", {});
+  EXPECT_EQ(SyncWait(p.Validate(change.a)).code(), 403);
 }
 
 }  // namespace

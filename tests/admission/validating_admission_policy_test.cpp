@@ -58,10 +58,13 @@ class ValidatingAdmissionPolicyTest : public ::testing::Test {
     };
   }
 
-  Status Run() {
-    ValidatingAdmissionPolicyPlugin plugin(Lister(), Getter(), [](const std::string& name) -> Task<StatusOr<registry::Object>> {
-      co_return json::parse(R"({"metadata":{"name":"prod","labels":{"env":"prod"}}})").as_object();
-    });
+  Status Run(MetricsRegistry* metrics = nullptr) {
+    ValidatingAdmissionPolicyPlugin plugin(
+        Lister(), Getter(),
+        [](const std::string& name) -> Task<StatusOr<registry::Object>> {
+          co_return json::parse(R"({"metadata":{"name":"prod","labels":{"env":"prod"}}})").as_object();
+        },
+        metrics);
     return SyncWait(plugin.Validate(attrs_));
   }
 
@@ -194,6 +197,55 @@ TEST_F(ValidatingAdmissionPolicyTest, RuntimeErrorFollowsFailurePolicy) {
                           "request: expression 'object.spec.missing > 1' resulted in error: no such key: missing");
   policies_[0]["spec"].as_object()["failurePolicy"] = "Ignore";
   policies_[0]["metadata"].as_object()["resourceVersion"] = "50";
+  EXPECT_TRUE(Run().ok());
+}
+
+TEST_F(ValidatingAdmissionPolicyTest, ChecksAreCountedAsKubeLabelsThem) {
+  AddPolicy("replicas", kReplicas);
+  AddPolicy("broken", R"j({"failurePolicy":"Ignore","matchConstraints":{"resourceRules":[{"apiGroups":["apps"],
+      "apiVersions":["v1"],"operations":["CREATE"],"resources":["deployments"]}]},
+      "validations":[{"expression":"object.spec.missing > 1"}]})j");
+  AddBinding("deny", R"j({"policyName":"replicas","validationActions":["Deny"]})j");
+  AddBinding("observe", R"j({"policyName":"replicas","validationActions":["Warn","Audit"]})j");
+  AddBinding("ignored", R"j({"policyName":"broken","validationActions":["Deny"]})j");
+  MetricsRegistry metrics;
+  EXPECT_FALSE(Run(&metrics).ok());
+  std::string text = metrics.Expose();
+  const std::string total = "apiserver_validating_admission_policy_check_total";
+  // A plain denial is labelled invalid_error, as kube's ErrorType labels every non-admit decision.
+  EXPECT_NE(text.find(total + R"({policy="replicas",policy_binding="deny",error_type="invalid_error",enforcement_action="deny"} 1)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(total + R"({policy="replicas",policy_binding="observe",error_type="invalid_error",enforcement_action="warn"} 1)"),
+            std::string::npos);
+  EXPECT_NE(text.find(total + R"({policy="replicas",policy_binding="observe",error_type="invalid_error",enforcement_action="audit"} 1)"),
+            std::string::npos);
+  // An evaluation error under failurePolicy Ignore is an "allow".
+  EXPECT_NE(text.find(total + R"({policy="broken",policy_binding="ignored",error_type="invalid_error",enforcement_action="allow"} 1)"),
+            std::string::npos);
+  EXPECT_NE(text.find("# HELP apiserver_validating_admission_policy_check_duration_seconds [BETA] "), std::string::npos);
+  EXPECT_NE(text.find(R"(apiserver_validating_admission_policy_check_duration_seconds_bucket{policy="replicas",policy_binding="deny",error_type="invalid_error",enforcement_action="deny",le="5e-07"})"),
+            std::string::npos);
+  // Passing validations are not counted.
+  obj_["spec"].as_object()["replicas"] = 3;
+  MetricsRegistry quiet;
+  EXPECT_TRUE(Run(&quiet).ok());
+  EXPECT_EQ(quiet.Expose().find(total + R"({policy="replicas")"), std::string::npos);
+}
+
+TEST_F(ValidatingAdmissionPolicyTest, FailingAuditAnnotationDeniesWhateverTheActions) {
+  AddPolicy("annotate", R"j({"failurePolicy":"Fail","matchConstraints":{"resourceRules":[{"apiGroups":["apps"],
+      "apiVersions":["v1"],"operations":["CREATE"],"resources":["deployments"]}]},
+      "auditAnnotations":[{"key":"size","valueExpression":"string(object.spec.missing)"}]})j");
+  AddBinding("warn-only", R"j({"policyName":"annotate","validationActions":["Warn"]})j");
+  Status st = Run();
+  EXPECT_EQ(st.code(), 422) << st.message();
+  EXPECT_NE(st.message().find("ValidatingAdmissionPolicy 'annotate' with binding 'warn-only' denied request: "),
+            std::string::npos)
+      << st.message();
+  EXPECT_TRUE(scope_.warnings().empty());
+  policies_[0]["spec"].as_object()["failurePolicy"] = "Ignore";
+  policies_[0]["metadata"].as_object()["resourceVersion"] = "77";
   EXPECT_TRUE(Run().ok());
 }
 
