@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libclang-rt-14-dev
   etcd-server etcd-client curl openssl
   libgoogle-perftools4 prometheus
+  python3-venv
 )
 
 missing=()

@@ -184,7 +184,8 @@ Task<void> TranslateRemoteCommand(Scope& s, const registry::ConnectLocation& loc
       // The client's stdin and resizes to the kubelet.
       bool stdin_open = stdin_id != 0;
       while (auto m = co_await client_ws.Next()) {
-        if (m->opcode != ws::Opcode::kBinary || m->payload.empty()) continue;
+        // kube's wsstream reads text frames as bytes too (the Python client writes stdin as text).
+        if ((m->opcode != ws::Opcode::kBinary && m->opcode != ws::Opcode::kText) || m->payload.empty()) continue;
         const unsigned char channel = static_cast<unsigned char>(m->payload[0]);
         if (channel == kStreamClose) {
           if (m->payload.size() == 2 && m->payload[1] == kStdin && stdin_open) {

@@ -56,7 +56,11 @@ std::string VersionJson(const VersionInfo& v) {
 
 void InstallVersion(Router& router, VersionInfo v) {
   std::string body = VersionJson(v);
-  router.Handle("/version", [body](http::RequestContext& ctx) -> Task<void> { co_await http::RespondJson(ctx, body); });
+  // kube's route is "/version/" under the "/version" web service: both paths answer (the Python
+  // client asks for "/version/").
+  for (const char* path : {"/version", "/version/"}) {
+    router.Handle(path, [body](http::RequestContext& ctx) -> Task<void> { co_await http::RespondJson(ctx, body); });
+  }
 }
 
 void InstallMetrics(Router& router, const std::string& path, MetricsRegistry& registry, bool with_reset) {

@@ -10,6 +10,7 @@
 #include <openssl/ssl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -321,6 +322,40 @@ std::string CertDerOf(const std::string& pem) {
   i2d_X509(x, &p);
   X509_free(x);
   return der;
+}
+
+std::string SourcePath(const std::string& relative) {
+  const char* source = std::getenv("CAPSTAN_SOURCE_DIR");
+  return std::string(source ? source : ".") + "/tests/e2e/" + relative;
+}
+
+std::string PythonClient(std::string* why) {
+  std::string venv = std::filesystem::path(Binary()).parent_path().string() + "/e2e-python";
+  std::string python = venv + "/bin/python3";
+  // Tests run in parallel: one makes the environment, the others wait for it.
+  std::filesystem::create_directories(std::filesystem::path(venv).parent_path());
+  int lock = ::open((venv + ".lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+  struct Unlock {
+    int fd;
+    ~Unlock() {
+      if (fd >= 0) ::close(fd);
+    }
+  } unlock{lock};
+  if (lock >= 0) ::flock(lock, LOCK_EX);
+  if (std::filesystem::exists(venv + "/.kubernetes-installed")) return python;
+  auto made = RunCommand({"python3", "-m", "venv", venv}, "", std::chrono::seconds(120));
+  if (made.exit_code != 0) {
+    *why = "python3 -m venv failed: " + made.err;
+    return "";
+  }
+  auto pip = RunCommand({venv + "/bin/pip", "install", "-q", "--disable-pip-version-check", "kubernetes"}, "",
+                        std::chrono::seconds(300));
+  if (pip.exit_code != 0) {
+    *why = "pip install kubernetes failed: " + pip.err;
+    return "";
+  }
+  std::ofstream(venv + "/.kubernetes-installed") << "\n";
+  return python;
 }
 
 }  // namespace capstan::e2e

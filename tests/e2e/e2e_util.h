@@ -29,6 +29,13 @@ std::string MakeTempDir(const std::string& prefix);
 
 // The binary under test: CAPSTAN_BINARY, else build/capstan.
 std::string Binary();
+
+// The Python the client tests run: a virtual environment in the build tree with the current
+// `kubernetes` client from PyPI, made on first use. Sets *why and returns "" when it cannot be made
+// (no python3-venv, PyPI unreachable): the caller skips.
+std::string PythonClient(std::string* why);
+// tests/e2e/<relative> in the source tree.
+std::string SourcePath(const std::string& relative);
 bool Contains(const std::string& s, const std::string& part);
 
 class ServerProcess {

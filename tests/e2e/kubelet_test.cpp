@@ -252,6 +252,19 @@ TEST_F(KubeletE2eTest, LogsComeFromTheKubeletWithTheirOptions) {
   EXPECT_EQ(kubelet_->seen().requests[0], "GET /containerLogs/default/web/app");
 }
 
+// The kubernetes Python client's pods/log and exec (WebSocket to Capstan, SPDY to the kubelet).
+TEST_F(KubeletE2eTest, PythonClientLogsAndExec) {
+  std::string why;
+  std::string python = PythonClient(&why);
+  if (python.empty()) GTEST_SKIP() << why;
+  auto r = RunCommand({python, SourcePath("python_client/pod_streams.py"), server_->kubeconfig(), "default", "web", "app"},
+                      "", std::chrono::seconds(120));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(Contains(r.out, "\ndone")) << r.out;
+  std::lock_guard lock(kubelet_->seen().mu);
+  EXPECT_EQ(kubelet_->seen().refused, 0);
+}
+
 // What a WebSocket GET of `path` brought: the 101's subprotocol (or the refusal's status), the
 // messages until the close, and the close code.
 struct WebSocketRead {

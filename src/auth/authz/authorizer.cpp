@@ -40,7 +40,7 @@ Task<Result> AuthenticatedOnly::Authorize(const Attributes& a) {
   if (a.user.InGroup(http::kAllAuthenticated)) co_return Result{Decision::kAllow, ""};
   if (!a.resource_request && a.verb == "get") {
     const std::string& p = a.path;
-    if (p == "/healthz" || p == "/livez" || p == "/readyz" || p == "/version" || p.rfind("/healthz/", 0) == 0 ||
+    if (p == "/healthz" || p == "/livez" || p == "/readyz" || p == "/version" || p == "/version/" || p.rfind("/healthz/", 0) == 0 ||
         p.rfind("/livez/", 0) == 0 || p.rfind("/readyz/", 0) == 0 ||
         // The service-account issuer's public discovery documents, for relying parties outside the cluster.
         p == "/.well-known/openid-configuration" || p == "/openid/v1/jwks") {
