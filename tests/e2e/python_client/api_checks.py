@@ -3,6 +3,7 @@ with kube's Status, strategic-merge and server-side apply patches, a watch, the 
 CRD and its custom objects, and the dynamic client over discovery.
 
 Usage: api_checks.py KUBECONFIG. Prints "ok <check>" per check; exits 1 at the first failure."""
+import datetime
 import json
 import sys
 import threading
@@ -132,6 +133,77 @@ widget["metadata"]["name"] = "w2"
 widget["spec"]["size"] = 11
 status, body = api_error(custom.create_namespaced_custom_object, "example.com", "v1", ns, "widgets", widget)
 check(status == 422 and "spec.size" in body["message"], "schema validation of a custom object", body)
+
+# JSON patch (the client picks application/json-patch+json for a list body), pagination, delete
+# options and delete-collection.
+jp = core.patch_namespaced_config_map("a", ns, [{"op": "add", "path": "/data/k3", "value": "v3"}])
+check(jp.data.get("k3") == "v3", "JSON patch", jp.data)
+for i in range(5):
+    core.create_namespaced_config_map(ns, client.V1ConfigMap(metadata=client.V1ObjectMeta(name="page-%d" % i,
+                                                                                     labels={"page": "yes"})))
+names, token = [], None
+while True:
+    page = core.list_namespaced_config_map(ns, label_selector="page=yes", limit=2, _continue=token)
+    names += [i.metadata.name for i in page.items]
+    token = page.metadata._continue
+    if not token:
+        break
+check(names == ["page-%d" % i for i in range(5)], "paginated list", names)
+check(page.metadata.remaining_item_count is None, "last page has no remainingItemCount")
+# remainingItemCount is given without selectors only, as kube's storage counts it.
+first = core.list_namespaced_config_map(ns, limit=2)
+check(first.metadata.remaining_item_count == len(core.list_namespaced_config_map(ns).items) - 2, "remainingItemCount",
+      first.metadata.remaining_item_count)
+check(core.list_namespaced_config_map(ns, label_selector="page=yes", limit=2).metadata.remaining_item_count is None,
+      "no remainingItemCount with a selector")
+core.delete_collection_namespaced_config_map(ns, label_selector="page=yes")
+check(core.list_namespaced_config_map(ns, label_selector="page=yes").items == [], "delete collection")
+deleted = core.delete_namespaced_config_map("c", ns, body=client.V1DeleteOptions(propagation_policy="Foreground"))
+# Foreground deletion answers the object, marked, as kube does; the garbage collector then removes it.
+check(deleted["metadata"]["finalizers"] == ["foregroundDeletion"] and "deletionTimestamp" in deleted["metadata"],
+      "foreground delete answers the marked object", deleted)
+gone = False
+for _ in range(100):
+    status, _ = api_error(core.read_namespaced_config_map, "c", ns)
+    if status == 404:
+        gone = True
+        break
+    time.sleep(0.1)
+check(gone, "foreground deletion completes")
+
+# Service accounts, a TokenRequest, and the review APIs.
+core.create_namespaced_service_account(ns, client.V1ServiceAccount(metadata=client.V1ObjectMeta(name="robot")))
+tr = core.create_namespaced_service_account_token(
+    "robot", ns, client.AuthenticationV1TokenRequest(spec=client.V1TokenRequestSpec(audiences=["vault"],
+                                                                                     expiration_seconds=600)))
+check(tr.status.token.count(".") == 2 and tr.status.expiration_timestamp is not None, "TokenRequest", tr.status)
+review = client.AuthenticationV1Api(api).create_token_review(
+    client.V1TokenReview(spec=client.V1TokenReviewSpec(token=tr.status.token, audiences=["vault"])))
+check(review.status.authenticated and review.status.user.username == "system:serviceaccount:py:robot",
+      "TokenReview", review.status)
+sar = client.AuthorizationV1Api(api).create_subject_access_review(client.V1SubjectAccessReview(
+    spec=client.V1SubjectAccessReviewSpec(user="system:serviceaccount:py:robot", resource_attributes=client.V1ResourceAttributes(
+        namespace=ns, verb="list", resource="secrets"))))
+check(sar.status.allowed is False, "SubjectAccessReview denies an unbound service account", sar.status)
+ssr = client.AuthorizationV1Api(api).create_self_subject_rules_review(client.V1SelfSubjectRulesReview(
+    spec=client.V1SelfSubjectRulesReviewSpec(namespace=ns)))
+check(any("*" in (r.verbs or []) for r in ssr.status.resource_rules), "SelfSubjectRulesReview of the admin")
+
+# Events (events.k8s.io/v1) and Leases.
+ev = client.EventsV1Api(api).create_namespaced_event(ns, client.EventsV1Event(
+    metadata=client.V1ObjectMeta(name="e1"), event_time=datetime.datetime.now(datetime.timezone.utc),
+    reason="Tested", action="Check", reporting_controller="py/checks", reporting_instance="py-1", type="Normal",
+    regarding=client.V1ObjectReference(kind="ConfigMap", name="a", namespace=ns)))
+check(ev.reason == "Tested", "events.k8s.io event")
+lease = client.CoordinationV1Api(api).create_namespaced_lease(ns, client.V1Lease(
+    metadata=client.V1ObjectMeta(name="l1"), spec=client.V1LeaseSpec(holder_identity="py",
+                                                                      lease_duration_seconds=15,
+                                                                      renew_time=datetime.datetime.now(datetime.timezone.utc))))
+check(lease.spec.holder_identity == "py" and lease.spec.renew_time is not None, "lease with MicroTime")
+
+# Custom objects: a merge patch and the status subresource.
+pw = custom.patch_namespaced_custom_object("example.com", "v1", ns, "widgets", "w1", {"spec": {"size": 4}})
+check(pw["spec"]["size"] == 4, "custom object merge patch", pw)
 
 dyn = dynamic.DynamicClient(api)
 widgets = dyn.resources.get(api_version="example.com/v1", kind="Widget")
