@@ -32,7 +32,8 @@ e2e: build
 	ctest --test-dir $(BUILD_DIR) $(CTEST_FLAGS) -L e2e
 
 # controller-runtime's envtest with Capstan as its kube-apiserver (tests/envtest/, a Go module; needs Go):
-# once on the etcd envtest starts (Debian's etcd), once on the embedded store with the etcd stand-in.
+# once on the etcd envtest starts (Debian's etcd), once on the embedded store with the etcd stand-in;
+# then Helm 4 (built from the Go module proxy) installs, upgrades, rolls back and uninstalls a chart.
 ENVTEST_ASSETS ?= $(BUILD_DIR)/envtest-assets
 conformance: deps build
 	@command -v go >/dev/null 2>&1 || { echo "make conformance needs Go (go on PATH)"; exit 1; }
@@ -40,6 +41,7 @@ conformance: deps build
 	scripts/envtest-assets.sh --embedded $(ENVTEST_ASSETS)/embedded $(BUILD_DIR)/capstan
 	cd tests/envtest && KUBEBUILDER_ASSETS=$(abspath $(ENVTEST_ASSETS))/etcd go test -count=1 -v ./...
 	cd tests/envtest && KUBEBUILDER_ASSETS=$(abspath $(ENVTEST_ASSETS))/embedded go test -count=1 -v ./...
+	tests/helm/run.sh $(BUILD_DIR)
 
 bench: build
 	@echo "benchmarks live under bench/; see bench/README.md"
