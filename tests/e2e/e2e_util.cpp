@@ -329,19 +329,44 @@ std::string SourcePath(const std::string& relative) {
   return std::string(source ? source : ".") + "/tests/e2e/" + relative;
 }
 
+namespace {
+// Tests run in parallel: one installs a client, the others wait for it (held until destroyed).
+class InstallLock {
+ public:
+  explicit InstallLock(const std::string& dir) {
+    std::filesystem::create_directories(std::filesystem::path(dir).parent_path());
+    fd_ = ::open((dir + ".lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
+  }
+  ~InstallLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  InstallLock(const InstallLock&) = delete;
+  InstallLock& operator=(const InstallLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+}  // namespace
+
+std::string NodeClient(std::string* why) {
+  std::string dir = std::filesystem::path(Binary()).parent_path().string() + "/e2e-node";
+  InstallLock lock(dir);
+  std::filesystem::create_directories(dir);
+  if (std::filesystem::exists(dir + "/node_modules/@kubernetes/client-node")) return dir;
+  auto npm = RunCommand({"npm", "install", "--prefix", dir, "--no-audit", "--no-fund", "@kubernetes/client-node@1"}, "",
+                        std::chrono::seconds(180));
+  if (npm.exit_code != 0) {
+    *why = "npm install @kubernetes/client-node@1 failed: " + npm.err;
+    return "";
+  }
+  return dir;
+}
+
 std::string PythonClient(std::string* why) {
   std::string venv = std::filesystem::path(Binary()).parent_path().string() + "/e2e-python";
   std::string python = venv + "/bin/python3";
-  // Tests run in parallel: one makes the environment, the others wait for it.
-  std::filesystem::create_directories(std::filesystem::path(venv).parent_path());
-  int lock = ::open((venv + ".lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600);
-  struct Unlock {
-    int fd;
-    ~Unlock() {
-      if (fd >= 0) ::close(fd);
-    }
-  } unlock{lock};
-  if (lock >= 0) ::flock(lock, LOCK_EX);
+  InstallLock lock(venv);
   if (std::filesystem::exists(venv + "/.kubernetes-installed")) return python;
   auto made = RunCommand({"python3", "-m", "venv", venv}, "", std::chrono::seconds(120));
   if (made.exit_code != 0) {

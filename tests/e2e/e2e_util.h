@@ -34,6 +34,9 @@ std::string Binary();
 // `kubernetes` client from PyPI, made on first use. Sets *why and returns "" when it cannot be made
 // (no python3-venv, PyPI unreachable): the caller skips.
 std::string PythonClient(std::string* why);
+// The folder with @kubernetes/client-node 1.x installed (npm, into the build tree on first use); the
+// client tests run their .mjs scripts from it. Sets *why and returns "" when npm cannot install it.
+std::string NodeClient(std::string* why);
 // tests/e2e/<relative> in the source tree.
 std::string SourcePath(const std::string& relative);
 bool Contains(const std::string& s, const std::string& part);

@@ -121,13 +121,9 @@ TEST_F(WatchCacheE2E, KubectlWatchAndAClientNodeInformerReconcileConcurrentChang
   const char* source = std::getenv("CAPSTAN_SOURCE_DIR");
   ASSERT_TRUE(binary && source);
   // The informer's package, installed once into the build tree.
-  std::string node_dir = std::filesystem::path(binary).parent_path().string() + "/e2e-node";
-  std::filesystem::create_directories(node_dir);
-  if (!std::filesystem::exists(node_dir + "/node_modules/@kubernetes/client-node")) {
-    auto npm = RunCommand({"npm", "install", "--prefix", node_dir, "--no-audit", "--no-fund", "@kubernetes/client-node@1"},
-                          "", std::chrono::seconds(180));
-    if (npm.exit_code != 0) GTEST_SKIP() << "npm install @kubernetes/client-node@1 failed: " << npm.err;
-  }
+  std::string why;
+  std::string node_dir = NodeClient(&why);
+  if (node_dir.empty()) GTEST_SKIP() << why;
   std::filesystem::copy_file(std::string(source) + "/tests/e2e/watch_cache/informer.mjs", node_dir + "/informer.mjs",
                              std::filesystem::copy_options::overwrite_existing);
 
