@@ -1,5 +1,7 @@
 #include "endpoints/connect_proxy.h"
 
+#include "endpoints/proxy_html.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -110,6 +112,46 @@ Task<void> Stream(Scope& s, const ConnectLocation& loc, http::StreamingHttpClien
   if (!end.ok()) LogInfo("stream from the kubelet ended", {{"url", req.url}, {"error", end.message()}});
 }
 
+// Whether kube's proxy transport rewrites this response: text/html in an encoding it reads.
+bool IsRewritableHtml(const http::Headers& headers) {
+  std::string_view type = headers.Get("Content-Type");
+  type = TrimSpace(type.substr(0, type.find(';')));
+  if (type != "text/html") return false;
+  std::string_view encoding = headers.Get("Content-Encoding");
+  return encoding.empty() || encoding == "gzip" || encoding == "deflate";
+}
+
+// Reads the whole page, rewrites its links and answers it with its new length.
+Task<void> RelayRewrittenHtml(Scope& s, http::UpstreamStream& up, http::Headers headers,
+                              const std::function<std::string(std::string_view)>& rewrite) {
+  constexpr size_t kMaxPage = 64 << 20;
+  std::string body = co_await up.ReadUpTo(kMaxPage + 1);
+  const std::string encoding(headers.Get("Content-Encoding"));
+  Status failed = up.end();
+  if (failed.ok() && body.size() > kMaxPage) failed = Status(502, "InternalError", "the page is too large to rewrite");
+  std::string page = body;
+  if (failed.ok() && !encoding.empty()) {
+    auto decoded = DecodeContent(body, encoding, kMaxPage);
+    if (decoded.ok()) {
+      page = std::move(*decoded);
+    } else {
+      failed = decoded.status();
+    }
+  }
+  if (!failed.ok()) {
+    LogError("Failed to rewrite URLs", {{"error", failed.message()}});
+    co_await s.WriteStatus(am::NewInternalError(failed.message()));
+    co_return;
+  }
+  std::string rewritten = RewriteHtmlLinks(page, rewrite);
+  http::HttpResponse resp;
+  resp.status = up.head().status;
+  headers.Remove("Content-Length");
+  resp.headers = std::move(headers);
+  resp.body = encoding.empty() ? std::move(rewritten) : EncodeContent(rewritten, encoding);
+  co_await s.http().writer->Respond(std::move(resp));
+}
+
 // kube's UpgradeAwareHandler for a request that is not an upgrade.
 Task<void> Proxy(Scope& s, const ConnectLocation& loc, http::StreamingHttpClient& client, std::chrono::milliseconds head) {
   const http::HttpRequest& in = s.http().request;
@@ -150,14 +192,25 @@ Task<void> Proxy(Scope& s, const ConnectLocation& loc, http::StreamingHttpClient
     co_return;
   }
   const auto backend = http::ParseHttpUrl(loc.base + "/");
+  const std::string backend_host = backend ? backend->HostHeader() : "";
+  const std::string request_host(in.headers.Get("Host"));
   http::Headers headers;
+  bool redirect = false;
   for (const auto& f : (*up)->head().headers.fields()) {
     if (http::IsHopByHop(f.name) || IsCorsHeader(f.name)) continue;
     if (EqualsIgnoreCase(f.name, "Location") && backend) {
-      headers.Add(f.name, RewriteProxyRedirect(f.value, backend->HostHeader(), in.headers.Get("Host"), prepend));
+      headers.Add(f.name, RewriteProxyRedirect(f.value, backend_host, request_host, prepend));
+      redirect = true;
       continue;
     }
     headers.Add(f.name, f.value);
+  }
+  // kube's proxy transport: an HTML page (not a redirect) gets its links under the proxy path.
+  if (!redirect && backend && IsRewritableHtml(headers)) {
+    co_await RelayRewrittenHtml(s, **up, std::move(headers), [&](std::string_view url) {
+      return RewriteProxyRedirect(url, backend_host, request_host, prepend);
+    });
+    co_return;
   }
   Status end = co_await http::RelayBody(s.http(), **up, (*up)->head().status, std::move(headers));
   if (!end.ok()) LogInfo("proxied response ended", {{"url", loc.base + escaped}, {"error", end.message()}});
@@ -274,9 +327,12 @@ std::string RewriteProxyRedirect(std::string_view location, std::string_view bac
   std::string_view rest = location;
   std::string_view scheme_host;
   std::string_view host;
-  if (size_t p = location.find("://"); p != std::string_view::npos && location.find('/') > p) {
-    size_t end = location.find_first_of("/?#", p + 3);
-    host = location.substr(p + 3, end == std::string_view::npos ? std::string_view::npos : end - p - 3);
+  // scheme://host/... and the network-path reference //host/... (Go's url.Parse gives both a host).
+  const size_t sep = location.starts_with("//") ? 0 : location.find("://");
+  if (sep != std::string_view::npos && (sep == 0 || location.find('/') > sep)) {
+    const size_t host_start = sep == 0 ? 2 : sep + 3;
+    size_t end = location.find_first_of("/?#", host_start);
+    host = location.substr(host_start, end == std::string_view::npos ? std::string_view::npos : end - host_start);
     scheme_host = location.substr(0, end == std::string_view::npos ? location.size() : end);
     rest = end == std::string_view::npos ? std::string_view() : location.substr(end);
   }

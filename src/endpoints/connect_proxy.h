@@ -9,7 +9,9 @@
 // - kProxy (*/proxy): the client's method, headers (hop-by-hop ones dropped; X-Forwarded-For and
 //   X-Forwarded-Uri added), query and body go to the location's path; the response (hop-by-hop and
 //   CORS headers dropped, a same-host Location rewritten under the proxy path) streams back as it
-//   arrives; GET or HEAD with an empty proxy path is kube's 301 to the path with a slash; a
+//   arrives, except a text/html page (plain, gzip or deflate), which is read whole and answered with
+//   its links rewritten under the proxy path (endpoints/proxy_html.h, as kube's proxy transport;
+//   pages over 64 MiB are refused with a 500); GET or HEAD with an empty proxy path is kube's 301 to the path with a slash; a
 //   transport error is kube's 503 "error trying to reach service: ...". An upgrade request goes to
 //   endpoints/upgrade_proxy.h.
 // - kUpgrade (exec, attach, portforward): only upgrade requests (else kube's 400 "Upgrade request

@@ -23,6 +23,7 @@
 #include "cmd/kubeconfig.h"
 #include "cmd/pki.h"
 #include "e2e_util.h"
+#include "endpoints/proxy_html.h"
 #include "fake_kubelet_streams.h"
 #include "test_servers.h"
 #include "util/strings.h"
@@ -76,6 +77,18 @@ class FakeKubelet {
     const auto& req = ctx.request;
     http::HttpResponse r;
     r.headers.Set("Content-Type", "text/plain");
+    if (req.path == "/pod/page.html" || req.path == "/pod/page.html.gz") {
+      // A page whose links name the pod's own paths: through */proxy they must stay under the proxy.
+      r.headers.Set("Content-Type", "text/html; charset=utf-8");
+      r.body = "<html><head><link href=\"/pod/style.css\" rel=stylesheet></head><body>"
+               "<a href=\"/pod/hello\">hello</a> <a href=\"https://example.com/\">away</a> <img src=rel.png></body></html>";
+      if (req.path.ends_with(".gz")) {
+        r.headers.Set("Content-Encoding", "gzip");
+        r.body = endpoints::EncodeContent(r.body, "gzip");
+      }
+      co_await ctx.writer->Respond(std::move(r));
+      co_return;
+    }
     if (req.path == "/pod/hello") {
       // What a pod's server answers (pods/proxy and services/proxy come without a client certificate).
       r.body = "hello from the pod (" + std::string(req.headers.Get("X-Forwarded-Uri")) + ")";
@@ -447,6 +460,15 @@ TEST_F(KubeletE2eTest, PodAndServiceProxiesReachTheEndpoint) {
   auto pod = Kubectl({"get", "--raw", "/api/v1/namespaces/default/pods/https:web:" + port + "/proxy/pod/hello"});
   EXPECT_EQ(pod.exit_code, 0) << pod.err;
   EXPECT_EQ(pod.out, "hello from the pod (/api/v1/namespaces/default/pods/https:web:" + port + "/proxy/pod/hello)");
+  // An HTML page's links to the pod's own paths are rewritten under the proxy path, gzipped or not.
+  const std::string proxy = "/api/v1/namespaces/default/pods/https:web:" + port + "/proxy";
+  for (const char* page : {"/pod/page.html", "/pod/page.html.gz"}) {
+    auto html = Kubectl({"get", "--raw", proxy + page});
+    EXPECT_EQ(html.exit_code, 0) << html.err;
+    EXPECT_EQ(html.out, "<html><head><link href=\"" + proxy + "/pod/style.css\" rel=stylesheet></head><body><a href=\"" + proxy +
+                            "/pod/hello\">hello</a> <a href=\"https://example.com/\">away</a> <img src=rel.png></body></html>")
+        << page;
+  }
   // The proxy transport presents no client certificate: the kubelet's own paths answer 401.
   auto kubelet_path = Kubectl({"get", "--raw", "/api/v1/namespaces/default/pods/https:web:" + port + "/proxy/stats/summary"});
   EXPECT_TRUE(Contains(kubelet_path.err, "the server has asked for the client to provide credentials")) << kubelet_path.err;
