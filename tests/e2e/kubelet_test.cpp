@@ -445,6 +445,15 @@ TEST_F(KubeletE2eTest, NodeProxyReachesTheKubelet) {
   ASSERT_EQ(Kubectl({"apply", "-f", "-"}, Node("bare")).exit_code, 0);
   auto bare = Kubectl({"get", "--raw", "/api/v1/nodes/bare/proxy/stats/summary"});
   EXPECT_TRUE(Contains(bare.err, "no preferred addresses found; known addresses: []")) << bare.err;
+  // A node whose address is a name resolving to loopback is not proxied to (kube's isProxyableHostname).
+  ASSERT_EQ(Kubectl({"apply", "-f", "-"}, Node("loopy")).exit_code, 0);
+  ASSERT_EQ(Kubectl({"patch", "node", "loopy", "--subresource=status", "--type=merge", "-p",
+                     R"({"status":{"addresses":[{"type":"Hostname","address":"localhost"}]}})"})
+                .exit_code,
+            0);
+  auto loopy = Kubectl({"get", "--raw", "/api/v1/nodes/loopy/proxy/stats/summary"});
+  EXPECT_NE(loopy.exit_code, 0);
+  EXPECT_TRUE(Contains(loopy.err, "Error from server (BadRequest): address not allowed")) << loopy.err;
   ASSERT_EQ(Kubectl({"apply", "-f", "-"}, Node("gone")).exit_code, 0);
   ASSERT_EQ(Kubectl({"patch", "node", "gone", "--subresource=status", "--type=merge", "-p", NodeStatus(ip_, 1)}).exit_code, 0);
   auto gone = Kubectl({"get", "--raw", "/api/v1/nodes/gone/proxy/stats/summary"});

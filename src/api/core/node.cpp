@@ -9,6 +9,7 @@
 #include "api/core/core_helpers.h"
 #include "api/core/core_resources.h"
 #include "api/core/pod_internal.h"
+#include "server/http/lookup_host.h"
 #include "apimachinery/errors.h"
 #include "apimachinery/object_meta.h"
 #include "apimachinery/object_meta_validation.h"
@@ -230,10 +231,17 @@ class NodeProxyStore : public registry::Connecter {
     if (!split) co_return am::NewBadRequest("invalid node request " + GoQuote(id));
     auto kubelet = co_await FindKubelet(*store_, prefix_, kubelet_, split->name);
     if (!kubelet.ok()) co_return kubelet.TakeStatus();
-    // kube resolves the address and refuses loopback, link-local and multicast ones; Capstan checks
-    // addresses given as IPs (a DNS name is dialed as it resolves).
-    if (registry::IpAddress::Parse(kubelet->host) && !IsGlobalUnicast(kubelet->host)) {
-      co_return am::NewBadRequest("address not allowed");
+    // kube's isProxyableHostname: every address the name resolves to must be global unicast (no
+    // loopback, link-local or multicast), else 400.
+    std::vector<std::string> addresses = {kubelet->host};
+    if (!registry::IpAddress::Parse(kubelet->host)) {
+      auto looked_up = co_await http::LookupHost(kubelet->host);
+      if (!looked_up.ok()) co_return am::NewBadRequest(looked_up.status().message());
+      if (looked_up->empty()) co_return am::NewBadRequest("no addresses for hostname");
+      addresses = std::move(*looked_up);
+    }
+    for (const auto& address : addresses) {
+      if (!IsGlobalUnicast(address)) co_return am::NewBadRequest("address not allowed");
     }
     registry::ConnectLocation loc;
     if (split->port.empty() || split->port == std::to_string(kubelet->port)) {
