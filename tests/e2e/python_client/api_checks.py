@@ -205,6 +205,105 @@ check(lease.spec.holder_identity == "py" and lease.spec.renew_time is not None, 
 pw = custom.patch_namespaced_custom_object("example.com", "v1", ns, "widgets", "w1", {"spec": {"size": 4}})
 check(pw["spec"]["size"] == 4, "custom object merge patch", pw)
 
+# Several kinds from one YAML document through the client's utils, typed APIs of other groups.
+import os
+import tempfile
+from kubernetes import utils
+manifest = os.path.join(tempfile.mkdtemp(), "app.yaml")
+with open(manifest, "w") as f:
+    f.write("""apiVersion: v1
+kind: ConfigMap
+metadata: {name: from-yaml}
+data: {a: "1"}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: from-yaml}
+spec:
+  selector: {app: from-yaml}
+  ports: [{port: 80, targetPort: 8080}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: from-yaml}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox}]
+""")
+created_objs = utils.create_from_yaml(api, manifest, namespace=ns)
+check(len(created_objs) == 3, "utils.create_from_yaml", created_objs)
+svc = core.read_namespaced_service("from-yaml", ns)
+check(svc.spec.cluster_ip and svc.spec.ports[0].protocol == "TCP", "service defaults", svc.spec)
+job = client.BatchV1Api(api).read_namespaced_job("from-yaml", ns)
+check(job.spec.backoff_limit == 6 and job.spec.template.metadata.labels.get("batch.kubernetes.io/job-name") == "from-yaml",
+      "job defaults", job.spec.template.metadata.labels)
+
+rbac = client.RbacAuthorizationV1Api(api)
+rbac.create_namespaced_role(ns, client.V1Role(metadata=client.V1ObjectMeta(name="reader"), rules=[
+    client.V1PolicyRule(api_groups=[""], resources=["secrets"], verbs=["list"])]))
+rbac.create_namespaced_role_binding(ns, client.V1RoleBinding(metadata=client.V1ObjectMeta(name="reader"),
+    role_ref=client.V1RoleRef(api_group="rbac.authorization.k8s.io", kind="Role", name="reader"),
+    subjects=[client.RbacV1Subject(kind="ServiceAccount", name="robot", namespace=ns)]))
+allowed = False
+for _ in range(50):
+    sar = client.AuthorizationV1Api(api).create_subject_access_review(client.V1SubjectAccessReview(
+        spec=client.V1SubjectAccessReviewSpec(user="system:serviceaccount:py:robot", resource_attributes=client.V1ResourceAttributes(
+            namespace=ns, verb="list", resource="secrets"))))
+    if sar.status.allowed:
+        allowed = True
+        break
+    time.sleep(0.1)
+check(allowed, "a RoleBinding takes effect for SubjectAccessReview")
+
+hpa = client.AutoscalingV2Api(api).create_namespaced_horizontal_pod_autoscaler(ns, client.V2HorizontalPodAutoscaler(
+    metadata=client.V1ObjectMeta(name="web"), spec=client.V2HorizontalPodAutoscalerSpec(
+        scale_target_ref=client.V2CrossVersionObjectReference(api_version="apps/v1", kind="Deployment", name="web"),
+        max_replicas=5, metrics=[client.V2MetricSpec(type="Resource", resource=client.V2ResourceMetricSource(
+            name="cpu", target=client.V2MetricTarget(type="Utilization", average_utilization=60)))])))
+check(hpa.spec.min_replicas == 1 and hpa.spec.behavior is None, "autoscaling/v2 HPA defaults", hpa.spec)
+# A behavior given in part is completed with kube's scaling rules.
+hpa2 = client.AutoscalingV2Api(api).create_namespaced_horizontal_pod_autoscaler(ns, {
+    "metadata": {"name": "web2"},
+    "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "maxReplicas": 5,
+             "behavior": {"scaleDown": {"stabilizationWindowSeconds": 60}}}})
+up = hpa2.spec.behavior.scale_up
+check(up.select_policy == "Max" and up.stabilization_window_seconds == 0 and
+      sorted((p.type, p.value, p.period_seconds) for p in up.policies) == [("Percent", 100, 15), ("Pods", 4, 15)] and
+      hpa2.spec.behavior.scale_down.select_policy == "Max" and hpa2.spec.behavior.scale_down.policies[0].value == 100,
+      "autoscaling/v2 behavior defaults", hpa2.spec.behavior)
+
+pod = core.create_namespaced_pod(ns, client.V1Pod(metadata=client.V1ObjectMeta(name="p1", labels={"app": "from-yaml"}),
+    spec=client.V1PodSpec(containers=[client.V1Container(name="c", image="busybox")])))
+check(pod.spec.restart_policy == "Always" and pod.spec.containers[0].termination_message_path == "/dev/termination-log",
+      "pod defaults", pod.spec.restart_policy)
+by_field = core.list_namespaced_pod(ns, field_selector="metadata.name=p1")
+check([p.metadata.name for p in by_field.items] == ["p1"], "list by field selector")
+client.PolicyV1Api(api).create_namespaced_pod_disruption_budget(ns, client.V1PodDisruptionBudget(
+    metadata=client.V1ObjectMeta(name="pdb"), spec=client.V1PodDisruptionBudgetSpec(
+        min_available=1, selector=client.V1LabelSelector(match_labels={"app": "nothing"}))))
+core.create_namespaced_pod_eviction("p1", ns, client.V1Eviction(metadata=client.V1ObjectMeta(name="p1", namespace=ns)))
+gone = False
+for _ in range(50):
+    status, _ = api_error(core.read_namespaced_pod, "p1", ns)
+    if status == 404:
+        gone = True
+        break
+    pod = core.read_namespaced_pod("p1", ns)
+    if pod.metadata.deletion_timestamp is not None:
+        gone = True
+        break
+    time.sleep(0.1)
+check(gone, "eviction deletes the pod")
+
+# A watch with bookmarks asked for: the client takes BOOKMARK events in its stride.
+w = watch.Watch()
+seen = []
+for ev in w.stream(core.list_namespaced_config_map, ns, allow_watch_bookmarks=True, timeout_seconds=2):
+    seen.append(ev["type"])
+check(all(t in ("ADDED", "MODIFIED", "DELETED", "BOOKMARK") for t in seen) and "ADDED" in seen, "watch with bookmarks", seen)
+
 dyn = dynamic.DynamicClient(api)
 widgets = dyn.resources.get(api_version="example.com/v1", kind="Widget")
 check([i.metadata.name for i in widgets.get(namespace=ns).items] == ["w1"], "dynamic client over discovery")
