@@ -278,6 +278,18 @@ TEST_F(KubeletE2eTest, PythonClientLogsAndExec) {
   EXPECT_EQ(kubelet_->seen().refused, 0);
 }
 
+// @kubernetes/client-node's Log and Exec (WebSocket v5 to Capstan, SPDY to the kubelet).
+TEST_F(KubeletE2eTest, NodeClientLogsAndExec) {
+  std::string why;
+  std::string dir = NodeClient(&why);
+  if (dir.empty()) GTEST_SKIP() << why;
+  std::string script = dir + "/pod_streams.mjs";
+  std::filesystem::copy_file(SourcePath("node_client/pod_streams.mjs"), script, std::filesystem::copy_options::overwrite_existing);
+  auto r = RunCommand({"node", script, server_->kubeconfig(), "default", "web", "app"}, "", std::chrono::seconds(120));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(Contains(r.out, "\ndone")) << r.out << r.err;
+}
+
 // What a WebSocket GET of `path` brought: the 101's subprotocol (or the refusal's status), the
 // messages until the close, and the close code.
 struct WebSocketRead {
