@@ -44,6 +44,12 @@ int main(int argc, char** argv) {
   }
   SetLogVerbosity(parsed.options.verbosity);
   if (parsed.options.observability.logging_format == "json") SetLogFormat(LogFormat::kJson);
+  // component-base's logging validation.
+  if (!parsed.options.observability.vmodule.empty() && parsed.options.observability.logging_format != "text") {
+    std::fprintf(stderr, "Error: vmodule: Forbidden: Only supported for text log format\n");
+    return 1;
+  }
+  SetLogVmodule(parsed.options.observability.vmodule);
   // As kube-apiserver: a bad gate is an error before anything starts.
   std::vector<std::string> gate_warnings;
   if (std::string err = features::MutableGates().Set(parsed.options.feature_gates, &gate_warnings); !err.empty()) {

@@ -40,6 +40,15 @@ std::optional<Status> SetObservabilityFlag(ObservabilityFlags& flags, const std:
     flags.logging_format = value;
     return Status();
   }
+  if (name == "vmodule") {
+    // The syntax was checked with the flag table's kube texts: pattern=N pairs.
+    for (const std::string& pair : Split(value, ',')) {
+      if (pair.empty()) continue;
+      size_t eq = pair.find('=');
+      flags.vmodule.emplace_back(pair.substr(0, eq), std::stoi(pair.substr(eq + 1)));
+    }
+    return Status();
+  }
   // Log lines are written unbuffered, so every flush frequency holds (the value's syntax was checked).
   if (name == "log-flush-frequency") return Status();
   if (name == "profiling") {

@@ -6,6 +6,8 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "apimachinery/status.h"
 #include "util/metrics.h"
@@ -18,6 +20,7 @@ struct ObservabilityFlags {
   bool allow_metric_labels_given = false;
   std::string allow_metric_labels_manifest;  // --allow-metric-labels-manifest
   std::string logging_format = "text";       // --logging-format: text or json
+  std::vector<std::pair<std::string, int>> vmodule;  // --vmodule: pattern=N pairs, in order
   bool profiling = true;                     // --profiling: the debug endpoints and the metrics reset
 };
 

@@ -1,5 +1,7 @@
 #include "util/log.h"
 
+#include <fnmatch.h>
+
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -68,7 +70,35 @@ std::string FormatJsonLine(LogLevel level, std::string_view msg, LogFields field
 void SetLogFormat(LogFormat f) { format.store(f, std::memory_order_relaxed); }
 void SetLogVerbosity(int v) { verbosity.store(v, std::memory_order_relaxed); }
 int LogVerbosity() { return verbosity.load(std::memory_order_relaxed); }
-bool LogV(int level) { return LogVerbosity() >= level; }
+namespace {
+std::mutex vmodule_mu;
+std::vector<std::pair<std::string, int>> vmodule;  // GUARDED_BY(vmodule_mu)
+std::atomic<bool> vmodule_set{false};
+}  // namespace
+
+void SetLogVmodule(std::vector<std::pair<std::string, int>> patterns) {
+  std::lock_guard lock(vmodule_mu);
+  vmodule = std::move(patterns);
+  vmodule_set.store(!vmodule.empty(), std::memory_order_release);
+}
+
+int VmoduleLevel(std::string_view file) {
+  if (!vmodule_set.load(std::memory_order_acquire)) return -1;
+  if (size_t slash = file.rfind('/'); slash != std::string_view::npos) file.remove_prefix(slash + 1);
+  if (size_t dot = file.rfind('.'); dot != std::string_view::npos && dot > 0) file = file.substr(0, dot);
+  const std::string base(file);
+  std::lock_guard lock(vmodule_mu);
+  for (const auto& [pattern, level] : vmodule) {
+    // FNM_PATHNAME: '*' does not cross '/', as in Go's filepath.Match.
+    if (::fnmatch(pattern.c_str(), base.c_str(), FNM_PATHNAME) == 0) return level;
+  }
+  return -1;
+}
+
+bool LogV(int level, const char* file) {
+  if (LogVerbosity() >= level) return true;
+  return file && VmoduleLevel(file) >= level;
+}
 
 std::string FormatLogLine(LogLevel level, std::string_view msg, LogFields fields) {
   if (format.load(std::memory_order_relaxed) == LogFormat::kJson) return FormatJsonLine(level, msg, fields);
@@ -99,8 +129,8 @@ std::string FormatLogLine(LogLevel level, std::string_view msg, LogFields fields
   return line;
 }
 
-void LogAt(LogLevel level, std::string_view msg, LogFields fields) {
-  if (level == LogLevel::kDebug && !LogV(4)) return;
+void LogAt(LogLevel level, std::string_view msg, LogFields fields, const char* file) {
+  if (level == LogLevel::kDebug && LogVerbosity() < 4 && (!file || VmoduleLevel(file) < 4)) return;
   std::string line = FormatLogLine(level, msg, fields);
   std::lock_guard lock(write_mu);
   std::fwrite(line.data(), 1, line.size(), stderr);

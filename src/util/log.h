@@ -10,6 +10,8 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace capstan {
 
@@ -31,8 +33,12 @@ enum class LogLevel { kDebug, kInfo, kWarn, kError };
 
 using LogFields = std::initializer_list<LogField>;
 
-void LogAt(LogLevel level, std::string_view msg, LogFields fields);
-inline void LogDebug(std::string_view msg, LogFields f = {}) { LogAt(LogLevel::kDebug, msg, f); }
+// `file`: the source file of the call (for --vmodule); null: none.
+void LogAt(LogLevel level, std::string_view msg, LogFields fields, const char* file = nullptr);
+// (__builtin_FILE: the calling file; the compilers Capstan builds with lack std::source_location.)
+inline void LogDebug(std::string_view msg, LogFields f = {}, const char* file = __builtin_FILE()) {
+  LogAt(LogLevel::kDebug, msg, f, file);
+}
 inline void LogInfo(std::string_view msg, LogFields f = {}) { LogAt(LogLevel::kInfo, msg, f); }
 inline void LogWarn(std::string_view msg, LogFields f = {}) { LogAt(LogLevel::kWarn, msg, f); }
 inline void LogError(std::string_view msg, LogFields f = {}) { LogAt(LogLevel::kError, msg, f); }
@@ -46,7 +52,16 @@ void SetLogFormat(LogFormat f);
 // -v: klog verbosity. Debug lines are written at verbosity >= 4.
 void SetLogVerbosity(int v);
 int LogVerbosity();
-bool LogV(int level);
+// Whether a line of `level` from the calling file is written: -v, else the first --vmodule pattern
+// that matches the file (klog's rule).
+bool LogV(int level, const char* file = __builtin_FILE());
+
+// --vmodule: (pattern, level) pairs, in order. A pattern is matched as klog matches it (Go's
+// filepath.Match: *, ? and [...]) against the calling source file's base name without its extension
+// ("handlers_read" for src/endpoints/handlers_read.cpp); the first match gives the file's verbosity.
+void SetLogVmodule(std::vector<std::pair<std::string, int>> patterns);
+// The verbosity --vmodule gives `file` (a source path), -1 when no pattern matches.
+int VmoduleLevel(std::string_view file);
 
 // Formats one log line (exposed for tests).
 std::string FormatLogLine(LogLevel level, std::string_view msg, LogFields fields);

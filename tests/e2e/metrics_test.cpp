@@ -367,6 +367,28 @@ TEST(MetricsTest, VerbosityChangesAtRuntimeAndJsonLogsParse) {
   EXPECT_EQ(anon.out, "403");
 }
 
+TEST(MetricsTest, VmoduleRaisesTheVerbosityOfMatchingFilesOnly) {
+  // The authorization filter's lines at 4, nothing else: a forbidden request is logged, an
+  // unauthenticated one (the authentication filter's line) is not.
+  ServerProcess s({"--vmodule=authoriz*=4"});
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_FALSE(Contains(s.log(), "flags accepted for compatibility but not acted on yet\" flags=\"vmodule")) << s.log();
+  auto forbidden = s.Kubectl({"get", "secrets", "--as=nobody"});
+  EXPECT_NE(forbidden.exit_code, 0);
+  std::string base = "https://127.0.0.1:" + std::to_string(s.port());
+  RunCommand({"curl", "-sk", "-H", "Authorization: Bearer not-a-token", base + "/api/v1/namespaces"});
+  ASSERT_TRUE(PollFor([&] { return Contains(s.log(), "\"forbidden\" user=\"nobody\""); }, std::chrono::seconds(5))) << s.log();
+  EXPECT_FALSE(Contains(s.log(), "unable to authenticate the request")) << s.log();
+  // As component-base: vmodule is for the text format only.
+  auto json = RunCommand({Binary(), "--data-dir", MakeTempDir("capstan-vmodule"), "--secure-port", "0", "--logging-format=json",
+                          "--vmodule=x=2"});
+  EXPECT_EQ(json.exit_code, 1);
+  EXPECT_TRUE(Contains(json.err, "Error: vmodule: Forbidden: Only supported for text log format")) << json.err;
+  auto bad = RunCommand({Binary(), "--data-dir", MakeTempDir("capstan-vmodule"), "--secure-port", "0", "--vmodule=x"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_TRUE(Contains(bad.err, "\"x\" does not have the pattern=N format")) << bad.err;
+}
+
 TEST(MetricsTest, CpuProfileDownloadsInGperftoolsFormat) {
   ServerProcess s;
   ASSERT_TRUE(s.ok()) << s.error();

@@ -33,3 +33,25 @@ TEST(LogTest, JsonLinesCarryKubesKeys) {
 
 }  // namespace
 }  // namespace capstan
+
+namespace capstan {
+namespace {
+
+TEST(LogVmoduleTest, FirstMatchingPatternGivesTheFilesVerbosity) {
+  SetLogVerbosity(0);
+  SetLogVmodule({{"handlers_*", 4}, {"handlers_read", 1}, {"log_te?t", 6}, {"[xy]z", 2}});
+  EXPECT_EQ(VmoduleLevel("/work/src/endpoints/handlers_read.cpp"), 4);  // the first match wins
+  EXPECT_EQ(VmoduleLevel("../src/endpoints/handlers_write.h"), 4);
+  EXPECT_EQ(VmoduleLevel("tests/util/log_test.cpp"), 6);
+  EXPECT_EQ(VmoduleLevel("yz.cpp"), 2);
+  EXPECT_EQ(VmoduleLevel("src/x/other.cpp"), -1);
+  // This file's lines: on at 6 and below, off above; other files stay at -v.
+  EXPECT_TRUE(LogV(6));
+  EXPECT_FALSE(LogV(7));
+  SetLogVmodule({});
+  EXPECT_FALSE(LogV(1));
+  EXPECT_EQ(VmoduleLevel("tests/util/log_test.cpp"), -1);
+}
+
+}  // namespace
+}  // namespace capstan
