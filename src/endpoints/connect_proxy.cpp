@@ -129,7 +129,7 @@ Task<void> RelayRewrittenHtml(Scope& s, http::UpstreamStream& up, http::Headers 
   const std::string encoding(headers.Get("Content-Encoding"));
   Status failed = up.end();
   if (failed.ok() && body.size() > kMaxPage) failed = Status(502, "InternalError", "the page is too large to rewrite");
-  std::string page = body;
+  std::string page;
   if (failed.ok() && !encoding.empty()) {
     auto decoded = DecodeContent(body, encoding, kMaxPage);
     if (decoded.ok()) {
@@ -137,6 +137,8 @@ Task<void> RelayRewrittenHtml(Scope& s, http::UpstreamStream& up, http::Headers 
     } else {
       failed = decoded.status();
     }
+  } else {
+    page = std::move(body);
   }
   if (!failed.ok()) {
     LogError("Failed to rewrite URLs", {{"error", failed.message()}});

@@ -2,21 +2,7 @@
 
 #include <chrono>
 
-#include "auth/authn/digest.h"
-
 namespace capstan::authn {
-
-// kube's getHash: "sha256:<hex>" of the issuer URL ("" for none).
-std::string JwtIssuerHash(const std::string& issuer) {
-  if (issuer.empty()) return "";
-  static const char* kHex = "0123456789abcdef";
-  std::string out = "sha256:";
-  for (unsigned char ch : Sha256Digest(issuer)) {
-    out += kHex[ch >> 4];
-    out += kHex[ch & 15];
-  }
-  return out;
-}
 
 StatusOr<std::shared_ptr<JwtAuthenticatorSet>> JwtAuthenticatorSet::Create(const std::vector<JwtAuthenticatorConfig>& jwt,
                                                                            const OidcConfig& base,

@@ -15,12 +15,13 @@
 #include <mutex>
 #include <vector>
 
+#include "apimachinery/sha256.h"
 #include "auth/authn/oidc.h"
 
 namespace capstan::authn {
 
 // kube's getHash: "sha256:<hex>" of an issuer URL, the jwt_issuer_hash label.
-std::string JwtIssuerHash(const std::string& issuer);
+inline std::string JwtIssuerHash(const std::string& issuer) { return apimachinery::Sha256Label(issuer); }
 
 class JwtAuthenticatorSet : public TokenAuthenticator {
  public:

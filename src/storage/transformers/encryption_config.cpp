@@ -1,6 +1,5 @@
 #include "storage/transformers/encryption_config.h"
 
-#include <openssl/sha.h>
 
 #include <boost/json.hpp>
 #include <fstream>
@@ -313,21 +312,7 @@ StatusOr<std::string> ReadConfigFile(const std::string& path) {
 
 }  // namespace
 
-std::string Sha256Hex(std::string_view data) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : digest) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out;
-}
-
 std::string EncryptionConfigHash(std::string_view data) { return "k8s:enc:unstable:1:" + Sha256Hex(data); }
-
-std::string Sha256Label(std::string_view data) { return data.empty() ? "" : "sha256:" + Sha256Hex(data); }
 
 StatusOr<std::string> EncryptionConfigFileHash(const std::string& path) {
   auto data = ReadConfigFile(path);

@@ -30,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "apimachinery/sha256.h"
 #include "apimachinery/status.h"
 #include "storage/transformer.h"
 
@@ -79,10 +80,8 @@ StatusOr<EncryptionConfig> ParseEncryptionConfig(std::string_view text);
 // Reads the file, then parses it; messages name the file. `content_hash`: the file's hash, as
 // EncryptionConfigHash.
 StatusOr<EncryptionConfig> LoadEncryptionConfig(const std::string& path, std::string* content_hash = nullptr);
-// The SHA-256 of the bytes in lower-case hex.
-std::string Sha256Hex(std::string_view data);
-// kube's metric label hash (getHash): "sha256:<hex>", "" for "".
-std::string Sha256Label(std::string_view data);
+using apimachinery::Sha256Hex;
+using apimachinery::Sha256Label;
 // kube's computeEncryptionConfigHash: "k8s:enc:unstable:1:<sha256 of the bytes, hex>".
 std::string EncryptionConfigHash(std::string_view data);
 // kube's GetEncryptionConfigHash: the hash of the file's bytes, without parsing them (unreadable or
