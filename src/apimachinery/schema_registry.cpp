@@ -64,6 +64,18 @@ const Schema* SchemaRegistry::Find(std::string_view name) const {
   return fallback_ ? fallback_->Find(name) : nullptr;
 }
 
+void SchemaRegistry::AddDescriptions(std::string package, std::string_view json_text) {
+  descriptions_[std::move(package)] = json_text;
+}
+
+std::string_view SchemaRegistry::DescriptionsFor(std::string_view definition) const {
+  size_t dot = definition.rfind('.');
+  if (dot != std::string_view::npos) {
+    if (auto it = descriptions_.find(definition.substr(0, dot)); it != descriptions_.end()) return it->second;
+  }
+  return fallback_ ? fallback_->DescriptionsFor(definition) : std::string_view();
+}
+
 Status SchemaRegistry::Resolve(std::shared_ptr<const SchemaRegistry> fallback) {
   if (resolved_) return Status(500, "InternalError", "schema registry is already resolved");
   fallback_ = std::move(fallback);

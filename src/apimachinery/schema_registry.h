@@ -51,10 +51,19 @@ class SchemaRegistry {
   // Parses a schema into this registry's arena without naming it; the node is linked by Resolve().
   StatusOr<const Schema*> ParseAnonymous(const boost::json::value& schema_json);
 
+  // The documentation of a package's definitions (its "description"s and enums, which only the
+  // published OpenAPI documents need), kept as the unparsed text: `package` is the definition-name
+  // prefix before the last '.' ("io.k8s.api.core.v1"), `json_text` static text that outlives the
+  // registry. Like Add*(), before Resolve().
+  void AddDescriptions(std::string package, std::string_view json_text);
+  // The documentation text of the package that defines `definition`, or "" when none was added.
+  std::string_view DescriptionsFor(std::string_view definition) const;
+
  private:
   friend class SchemaParser;
   std::deque<Schema> nodes_;  // stable addresses: children point into it
   std::map<std::string, const Schema*, std::less<>> definitions_;
+  std::map<std::string, std::string_view, std::less<>> descriptions_;  // by package
   std::shared_ptr<const SchemaRegistry> fallback_;
   bool resolved_ = false;
 };

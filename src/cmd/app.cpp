@@ -194,6 +194,10 @@ Status LoadSchemas(apimachinery::SchemaRegistry& reg) {
     Status st = reg.AddDocumentJson(f.text);
     if (!st.ok()) return Status(500, "InternalError", "built-in schema " + std::string(f.name) + ": " + st.message());
   }
+  for (const auto& f : api::BuiltinDescriptionFiles()) {
+    std::string_view package = f.name.substr(0, f.name.rfind(".json"));
+    reg.AddDescriptions(std::string(package), f.text);
+  }
   return reg.Resolve();
 }
 

@@ -1,10 +1,12 @@
 #include "endpoints/openapi_schema.h"
 
 #include <algorithm>
+#include <boost/json/parse.hpp>
 #include <cmath>
 #include <optional>
 #include <set>
 
+#include "util/feature_gate.h"
 #include "util/strings.h"
 
 namespace capstan::endpoints {
@@ -41,7 +43,33 @@ bool OpenApiDefinitions::IsBuiltin(std::string_view name) const {
   return extra_.find(name) == extra_.end() && builtin_ != nullptr && builtin_->Find(name) != nullptr;
 }
 
+const json::object* OpenApiDefinitions::Documentation(std::string_view name) const {
+  if (!IsBuiltin(name)) return nullptr;
+  std::string_view text = builtin_->DescriptionsFor(name);
+  if (text.empty()) return nullptr;
+  auto [it, fresh] = documentation_.try_emplace(text.data());
+  if (fresh) {
+    boost::system::error_code ec;
+    json::value v = json::parse(text, ec);
+    const json::value* d = !ec && v.is_object() ? v.get_object().if_contains("descriptions") : nullptr;
+    if (d != nullptr && d->is_object()) it->second = *d;
+  }
+  if (!it->second.is_object()) return nullptr;
+  const json::value* d = it->second.get_object().if_contains(name);
+  return d != nullptr && d->is_object() ? &d->get_object() : nullptr;
+}
+
 namespace {
+
+// The paragraph kube's generator appends to the description of an enum-typed field.
+constexpr std::string_view kEnumHeader = "Possible enum values:";
+
+// The member `key` of a documentation node, when it is an object.
+const json::object* DocChild(const json::object* doc, std::string_view key) {
+  if (doc == nullptr) return nullptr;
+  const json::value* v = doc->if_contains(key);
+  return v != nullptr && v->is_object() ? &v->get_object() : nullptr;
+}
 
 // The kind of protobuf mapping a built-in definition has ("" for an ordinary message): types with
 // their own JSON form (IntOrString, Quantity, Time, RawExtension, ...) have one.
@@ -82,22 +110,24 @@ json::object TypeOnly(std::string_view type) {
 class Writer {
  public:
   Writer(const OpenApiDefinitions& defs, OpenApiVersion v, bool builtin, std::vector<std::string>* refs)
-      : defs_(defs), v_(v), builtin_(builtin), refs_(refs) {}
+      : defs_(defs), v_(v), builtin_(builtin), enums_(features::Enabled("OpenAPIEnums")), refs_(refs) {}
 
-  // `zero`: a default to write when the node has none (an element's Go zero value).
-  json::object Write(const Schema& s, bool root, const json::value* zero = nullptr) {
+  // `zero`: a default to write when the node has none (an element's Go zero value); `doc`: the
+  // node's documentation (built-in definitions).
+  json::object Write(const Schema& s, bool root, const json::value* zero = nullptr,
+                     const json::object* doc = nullptr) {
     if (!s.ref.empty()) {
       std::string_view name = RefDefinitionName(s.ref);
       const Schema* target = s.ref_target != nullptr ? s.ref_target : (name.empty() ? nullptr : defs_.Find(name));
       if (IsListWrapper(target)) {
         json::object out = Write(*target, false);
         json::object own;
-        WriteKeywords(s, own, false);
+        WriteKeywords(s, own, false, nullptr, doc);
         for (auto& kv : own) out[kv.key()] = std::move(kv.value());
         return out;
       }
       json::object own;
-      WriteKeywords(s, own, root, zero);
+      WriteKeywords(s, own, root, zero, doc);
       std::string ref;
       if (name.empty()) {
         ref = s.ref;
@@ -117,16 +147,29 @@ class Writer {
       return out;
     }
     json::object out;
-    WriteKeywords(s, out, root, zero);
+    WriteKeywords(s, out, root, zero, doc);
     return out;
   }
 
  private:
   // Array items and map values: kube's generated v3 definitions give them Go's zero value.
-  json::value Element(const Schema& s) {
+  json::value Element(const Schema& s, const json::object* doc) {
     std::optional<json::value> zero;
     if (v_ == OpenApiVersion::kV3 && builtin_ && !s.default_value) zero = ZeroValue(s);
-    return Write(s, false, zero ? &*zero : nullptr);
+    return Write(s, false, zero ? &*zero : nullptr, doc);
+  }
+
+  // The description a node publishes: its own, else its documentation's (without the enum
+  // paragraph when enums are off).
+  std::string_view Description(const Schema& s, const json::object* doc) const {
+    if (!s.description.empty() || doc == nullptr) return s.description;
+    const json::value* d = doc->if_contains("description");
+    if (d == nullptr || !d->is_string()) return {};
+    std::string_view text = d->get_string();
+    if (!enums_) {
+      if (size_t at = text.find(kEnumHeader); at != std::string_view::npos) text = TrimSpace(text.substr(0, at));
+    }
+    return text;
   }
 
   std::optional<json::value> ZeroValue(const Schema& s) {
@@ -150,11 +193,13 @@ class Writer {
     return a;
   }
 
-  void WriteKeywords(const Schema& s, json::object& out, bool root, const json::value* zero = nullptr) {
+  void WriteKeywords(const Schema& s, json::object& out, bool root, const json::value* zero = nullptr,
+                     const json::object* doc = nullptr) {
     std::string_view proto_kind = root && builtin_ ? ProtoMessageKind(s) : std::string_view();
+    std::string_view description = Description(s, doc);
     if (proto_kind == "int-or-string" || proto_kind == "quantity") {
       // kube's generated definitions for IntOrString and Quantity.
-      if (!s.description.empty()) out["description"] = s.description;
+      if (!description.empty()) out["description"] = description;
       const bool ios = proto_kind == "int-or-string";
       if (v_ == OpenApiVersion::kV2) {
         out["type"] = "string";
@@ -166,7 +211,7 @@ class Writer {
       }
       return;
     }
-    if (!s.description.empty()) out["description"] = s.description;
+    if (!description.empty()) out["description"] = description;
     if (s.type.size() == 1) {
       out["type"] = s.type[0];
     } else if (!s.type.empty()) {
@@ -192,7 +237,11 @@ class Writer {
     if (s.min_items) out["minItems"] = *s.min_items;
     if (s.unique_items) out["uniqueItems"] = true;
     if (s.multiple_of) out["multipleOf"] = Number(*s.multiple_of);
-    if (s.has_enum) out["enum"] = json::array(s.enum_values.begin(), s.enum_values.end());
+    if (s.has_enum) {
+      out["enum"] = json::array(s.enum_values.begin(), s.enum_values.end());
+    } else if (const json::value* e = doc && enums_ ? doc->if_contains("enum") : nullptr; e && e->is_array()) {
+      out["enum"] = *e;
+    }
     if (s.max_properties) out["maxProperties"] = *s.max_properties;
     if (s.min_properties) out["minProperties"] = *s.min_properties;
     if (!s.required.empty()) {
@@ -200,7 +249,7 @@ class Writer {
       for (const auto& r : s.required) a.emplace_back(r);
       out["required"] = std::move(a);
     }
-    if (s.items != nullptr) out["items"] = Element(*s.items);
+    if (s.items != nullptr) out["items"] = Element(*s.items, DocChild(doc, "items"));
     if (!s.properties.empty()) {
       std::vector<const std::pair<std::string, const Schema*>*> props;
       props.reserve(s.properties.size());
@@ -208,14 +257,17 @@ class Writer {
       std::sort(props.begin(), props.end(), [](auto* a, auto* b) { return a->first < b->first; });
       json::object po;
       po.reserve(props.size());
-      for (const auto* p : props) po[p->first] = Write(*p->second, false);
+      const json::object* prop_docs = DocChild(doc, "properties");
+      for (const auto* p : props) po[p->first] = Write(*p->second, false, nullptr, DocChild(prop_docs, p->first));
       out["properties"] = std::move(po);
     }
     switch (s.additional_properties_kind) {
       case AdditionalPropertiesKind::kTrue: out["additionalProperties"] = true; break;
       case AdditionalPropertiesKind::kFalse: out["additionalProperties"] = false; break;
       case AdditionalPropertiesKind::kSchema:
-        if (s.additional_properties != nullptr) out["additionalProperties"] = Element(*s.additional_properties);
+        if (s.additional_properties != nullptr) {
+          out["additionalProperties"] = Element(*s.additional_properties, DocChild(doc, "additionalProperties"));
+        }
         break;
       case AdditionalPropertiesKind::kUnset: break;
     }
@@ -249,6 +301,7 @@ class Writer {
   const OpenApiDefinitions& defs_;
   OpenApiVersion v_;
   bool builtin_;
+  bool enums_;  // the OpenAPIEnums feature gate
   std::vector<std::string>* refs_;
 };
 
@@ -257,7 +310,7 @@ class Writer {
 json::value PublishedDefinition(const OpenApiDefinitions& defs, std::string_view name, const Schema& root,
                                 OpenApiVersion v, std::vector<std::string>* refs) {
   Writer w(defs, v, defs.IsBuiltin(name), refs);
-  return w.Write(root, true);
+  return w.Write(root, true, nullptr, defs.Documentation(name));
 }
 
 DefinitionSet BuildDefinitions(const OpenApiDefinitions& defs, const std::vector<std::string>& roots, OpenApiVersion v) {

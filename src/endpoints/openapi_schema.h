@@ -18,8 +18,14 @@
 //   array they are, as kube publishes them.
 // Properties are written in sorted order (Go's map order), so the output is deterministic.
 //
-// Thread-safety: OpenApiDefinitions is immutable after construction and its Add calls; the
-// functions are pure and may run on any thread.
+// Built-in definitions also carry kube's documentation: the "description"s of the definition and
+// its properties, and the enums of +enum string types (with their "Possible enum values:"
+// paragraph), from the registry's documentation files (SchemaRegistry::AddDescriptions). They are
+// parsed when a document is built, per package, and dropped with the OpenApiDefinitions. With the
+// OpenAPIEnums feature gate off, enums and that paragraph are left out, as kube prunes them.
+//
+// Thread-safety: an OpenApiDefinitions is used by one thread at a time (it parses the
+// documentation it is asked for on first use); the functions are otherwise pure.
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -53,10 +59,13 @@ class OpenApiDefinitions {
   const apimachinery::Schema* Find(std::string_view name) const;
   // True when `name` is served from the built-in registry (generated kube types).
   bool IsBuiltin(std::string_view name) const;
+  // The documentation of a built-in definition ({"description", "properties": {...}}), or nullptr.
+  const boost::json::object* Documentation(std::string_view name) const;
 
  private:
   const apimachinery::SchemaRegistry* builtin_;
   std::map<std::string, const apimachinery::Schema*, std::less<>> extra_;
+  mutable std::map<const char*, boost::json::value> documentation_;  // by file text: its "descriptions"
 };
 
 struct DefinitionSet {

@@ -1,7 +1,9 @@
 // End-to-end: the OpenAPI documents (/openapi/v2, /openapi/v3) with the real kubectl 1.31 and 1.32:
 // kubectl explain (v3, and v2 protobuf with --output plaintext-openapiv2), client-side apply's
 // strategic merge from the v3 document, field validation (kubectl finds fieldValidation on the PATCH
-// operation and leaves strict checking to the server), and the HTTP contract (ETag, 304, hash URLs).
+// operation and leaves strict checking to the server), kube's descriptions and enums of the built-in
+// kinds (and their absence with the OpenAPIEnums gate off), and the HTTP contract (ETag, 304, hash
+// URLs).
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -107,6 +109,41 @@ TEST_P(OpenApiTest, ExplainFromTheV2ProtobufDocument) {
   auto rec = K({"explain", "--output=plaintext-openapiv2", "leases.spec", "--recursive"});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   EXPECT_TRUE(std::regex_search(rec.out, std::regex("holderIdentity\\s+<string>"))) << rec.out;
+}
+
+// kube-apiserver 1.32's text for pods.spec.restartPolicy, as kubectl wraps it.
+constexpr const char* kRestartPolicyLines[] = {
+    "Restart policy for all containers within the pod. One of Always, OnFailure,",
+    "Never. In some contexts, only a subset of those values may be permitted.",
+    "https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#restart-policy"};
+
+TEST_P(OpenApiTest, ExplainPrintsKubesDescriptionsAndEnums) {
+  auto r = K({"explain", "pods.spec.restartPolicy"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* line : kRestartPolicyLines) EXPECT_TRUE(Contains(r.out, line)) << line << "\n" << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("ENUM:\\s+Always\\s+Never\\s+OnFailure"))) << r.out;
+  EXPECT_TRUE(Contains(r.out, "Possible enum values:\n     - `\"Always\"`")) << r.out;
+  // A field whose type is a definition: the field's own text, then its type's.
+  auto affinity = K({"explain", "pods.spec.affinity"});
+  ASSERT_EQ(affinity.exit_code, 0) << affinity.err;
+  EXPECT_TRUE(Contains(affinity.out, "If specified, the pod's scheduling constraints\n"
+                                     "    Affinity is a group of affinity scheduling rules.")) << affinity.out;
+  // The fields listed under a kind carry theirs; the v2 document has them too.
+  auto spec = K({"explain", "deployments.spec"});
+  EXPECT_TRUE(Contains(spec.out, "Indicates that the deployment is paused.")) << spec.out;
+  auto v2 = K({"explain", "--output=plaintext-openapiv2", "configmap.immutable"});
+  ASSERT_EQ(v2.exit_code, 0) << v2.err;
+  EXPECT_TRUE(Contains(v2.out, "Immutable, if set to true, ensures that data stored in the ConfigMap cannot")) << v2.out;
+}
+
+TEST(OpenApiEnumsGateTest, EnumsAreLeftOutWhenTheGateIsOff) {
+  ServerProcess server({"--feature-gates=OpenAPIEnums=false"});
+  ASSERT_TRUE(server.ok()) << server.error();
+  auto r = server.Kubectl({"explain", "pods.spec.restartPolicy"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* line : kRestartPolicyLines) EXPECT_TRUE(Contains(r.out, line)) << line << "\n" << r.out;
+  EXPECT_FALSE(Contains(r.out, "ENUM:")) << r.out;
+  EXPECT_FALSE(Contains(r.out, "Possible enum values")) << r.out;
 }
 
 std::string ConfigMapYaml(const std::string& name, const std::string& extra) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "endpoints/openapi_test_util.h"
+#include "util/feature_gate.h"
 
 namespace capstan::endpoints {
 namespace {
@@ -115,6 +116,70 @@ TEST(OpenApiSchemaTest, ExtraDefinitionsKeepTheirSchemaAsWritten) {
   EXPECT_EQ(v2.at("properties").at("metadata"),
             (json::object{{"$ref", "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
                           {"description", "standard metadata"}}));
+}
+
+json::value Documented(std::string_view name, OpenApiVersion v) {
+  OpenApiDefinitions defs(testing::DocumentedBuiltinSchemas().get());
+  const apimachinery::Schema* s = defs.Find(name);
+  EXPECT_NE(s, nullptr) << name;
+  if (s == nullptr) return nullptr;
+  return PublishedDefinition(defs, name, *s, v, nullptr);
+}
+
+// kube-apiserver 1.32's texts (its /openapi/v2 and /openapi/v3 with the OpenAPIEnums gate on).
+constexpr std::string_view kRestartPolicyText =
+    "Restart policy for all containers within the pod. One of Always, OnFailure, Never. In some contexts, only a "
+    "subset of those values may be permitted. Default to Always. More info: "
+    "https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#restart-policy";
+constexpr std::string_view kRestartPolicyEnums = "\n\nPossible enum values:\n - `\"Always\"`\n - `\"Never\"`\n - `\"OnFailure\"`";
+
+TEST(OpenApiSchemaTest, BuiltinDefinitionsCarryKubesDescriptionsAndEnums) {
+  json::value v2 = Documented("io.k8s.api.core.v1.PodSpec", OpenApiVersion::kV2);
+  EXPECT_EQ(v2.at("description"), "PodSpec is a description of a pod.");
+  EXPECT_EQ(v2.at("properties").at("restartPolicy"),
+            (json::object{{"description", std::string(kRestartPolicyText) + std::string(kRestartPolicyEnums)},
+                          {"type", "string"},
+                          {"enum", json::array{"Always", "Never", "OnFailure"}}}));
+  // A reference keeps the field's description beside it (v2) or in an allOf wrapper (v3).
+  EXPECT_EQ(v2.at("properties").at("affinity"),
+            (json::object{{"$ref", "#/definitions/io.k8s.api.core.v1.Affinity"},
+                          {"description", "If specified, the pod's scheduling constraints"}}));
+  json::value v3 = Documented("io.k8s.api.core.v1.PodSpec", OpenApiVersion::kV3);
+  EXPECT_EQ(v3.at("properties").at("affinity"),
+            (json::object{{"allOf", json::array{json::object{{"$ref", "#/components/schemas/io.k8s.api.core.v1.Affinity"}}}},
+                          {"description", "If specified, the pod's scheduling constraints"}}));
+  // Enums of slice items; descriptions of the types with their own JSON.
+  json::value pvc = Documented("io.k8s.api.core.v1.PersistentVolumeClaimSpec", OpenApiVersion::kV3);
+  EXPECT_EQ(pvc.at("properties").at("accessModes").at("items").at("enum"),
+            (json::array{"ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"}));
+  EXPECT_EQ(Documented("io.k8s.apimachinery.pkg.apis.meta.v1.Time", OpenApiVersion::kV2).at("description"),
+            "Time is a wrapper around time.Time which supports correct marshaling to YAML and JSON.  Wrappers are "
+            "provided for many of the factory methods that the time package offers.");
+  EXPECT_EQ(Documented("io.k8s.apimachinery.pkg.util.intstr.IntOrString", OpenApiVersion::kV3).at("format"),
+            "int-or-string");
+  EXPECT_TRUE(Documented("io.k8s.apimachinery.pkg.util.intstr.IntOrString", OpenApiVersion::kV3)
+                  .at("description").as_string().starts_with("IntOrString is a type that can hold an int32 or a string."));
+}
+
+TEST(OpenApiSchemaTest, EnumsAreLeftOutWithTheOpenApiEnumsGateOff) {
+  ASSERT_EQ(features::MutableGates().Set({"OpenAPIEnums=false"}), "");
+  json::value v2 = Documented("io.k8s.api.core.v1.PodSpec", OpenApiVersion::kV2);
+  json::value pvc = Documented("io.k8s.api.core.v1.PersistentVolumeClaimSpec", OpenApiVersion::kV3);
+  ASSERT_EQ(features::MutableGates().Set({"OpenAPIEnums=true"}), "");
+  // kube's pruneEnums: no enum, and the description ends before its enum paragraph.
+  EXPECT_EQ(v2.at("properties").at("restartPolicy"),
+            (json::object{{"description", kRestartPolicyText}, {"type", "string"}}));
+  EXPECT_EQ(pvc.at("properties").at("accessModes").at("items"), (json::object{{"type", "string"}, {"default", ""}}));
+}
+
+TEST(OpenApiSchemaTest, CustomDefinitionsKeepTheirOwnDescriptions) {
+  auto crd = apimachinery::ParseSchemaJson(R"({"type":"object","description":"mine"})", BuiltinSchemas());
+  ASSERT_TRUE(crd.ok());
+  OpenApiDefinitions defs(testing::DocumentedBuiltinSchemas().get());
+  defs.Add("io.k8s.api.core.v1.PodSpec", crd->get());  // shadows the built-in one
+  EXPECT_EQ(defs.Documentation("io.k8s.api.core.v1.PodSpec"), nullptr);
+  EXPECT_EQ(PublishedDefinition(defs, "io.k8s.api.core.v1.PodSpec", **crd, OpenApiVersion::kV2, nullptr),
+            (json::object{{"description", "mine"}, {"type", "object"}}));
 }
 
 }  // namespace

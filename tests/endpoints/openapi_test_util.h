@@ -12,16 +12,30 @@
 
 namespace capstan::testing {
 
-inline std::shared_ptr<const apimachinery::SchemaRegistry> BuiltinSchemas() {
-  static std::shared_ptr<const apimachinery::SchemaRegistry> reg = [] {
-    auto r = std::make_shared<apimachinery::SchemaRegistry>();
-    for (const auto& f : api::BuiltinSchemaFiles()) {
-      Status st = r->AddDocumentJson(f.text);
-      if (!st.ok()) std::abort();
+// The built-in schemas; with `documentation`, also their descriptions and enums (as the server
+// loads them), else without (the shapes alone, for the tests that compare whole definitions).
+inline std::shared_ptr<const apimachinery::SchemaRegistry> LoadBuiltinSchemas(bool documentation) {
+  auto r = std::make_shared<apimachinery::SchemaRegistry>();
+  for (const auto& f : api::BuiltinSchemaFiles()) {
+    Status st = r->AddDocumentJson(f.text);
+    if (!st.ok()) std::abort();
+  }
+  if (documentation) {
+    for (const auto& f : api::BuiltinDescriptionFiles()) {
+      r->AddDescriptions(std::string(f.name.substr(0, f.name.rfind(".json"))), f.text);
     }
-    if (!r->Resolve().ok()) std::abort();
-    return std::shared_ptr<const apimachinery::SchemaRegistry>(r);
-  }();
+  }
+  if (!r->Resolve().ok()) std::abort();
+  return std::shared_ptr<const apimachinery::SchemaRegistry>(r);
+}
+
+inline std::shared_ptr<const apimachinery::SchemaRegistry> BuiltinSchemas() {
+  static std::shared_ptr<const apimachinery::SchemaRegistry> reg = LoadBuiltinSchemas(false);
+  return reg;
+}
+
+inline std::shared_ptr<const apimachinery::SchemaRegistry> DocumentedBuiltinSchemas() {
+  static std::shared_ptr<const apimachinery::SchemaRegistry> reg = LoadBuiltinSchemas(true);
   return reg;
 }
 

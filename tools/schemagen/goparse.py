@@ -129,10 +129,11 @@ class TypeDecl:
 
 
 class Const:
-    def __init__(self, name, type_name, value):
+    def __init__(self, name, type_name, value, comments=()):
         self.name = name
         self.type_name = type_name
         self.value = value    # Python value (str/int/float/bool) or None when not a simple literal
+        self.comments = list(comments)  # doc comment lines directly above the spec
 
 
 class GoFile:
@@ -462,6 +463,7 @@ class _Parser:
 
     def parse_const(self, gf):
         def spec(prev_type):
+            doc, _ = self.doc_before(self._index_of_next_significant())
             name = self.next().text
             names = [name]
             while self.peek(skip_nl=False).text == ",":
@@ -498,10 +500,10 @@ class _Parser:
                     self.i = start
                     self.skip_statement()
                     for nm in names:
-                        gf.consts.append(Const(nm, type_name, None))
+                        gf.consts.append(Const(nm, type_name, None, doc))
                     return type_name
             for nm in names:
-                gf.consts.append(Const(nm, type_name, value))
+                gf.consts.append(Const(nm, type_name, value, doc))
             return type_name
         if self.peek().text == "(":
             self.next()

@@ -20,11 +20,13 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import catalog    # noqa: E402
+import descriptions  # noqa: E402
 import protocheck  # noqa: E402
 import schemas    # noqa: E402
 import universe   # noqa: E402
 
 MIRRORS = "/work/.mirror"
+DESCRIPTIONS = "descriptions"  # the folder of the documentation files, inside --out
 DEFAULT_SOURCES = {
     "api": (catalog.API, MIRRORS + "/kubernetes+api/repo@HEAD"),
     "apimachinery": (catalog.APIMACHINERY, MIRRORS + "/kubernetes+apimachinery/repo@HEAD"),
@@ -44,6 +46,32 @@ def make_source(module, spec):
 
 def render(defs):
     return json.dumps({"definitions": defs}, indent=1, sort_keys=True, ensure_ascii=True) + "\n"
+
+
+def describe(gen, per_file, go_names):
+    """descriptions/<package>.json per file: the documentation of its struct definitions, named by
+    the definitions' common prefix (the package's model name)."""
+    describer = descriptions.Describer(gen)
+    out = {}
+    for base, (pkg, defs) in sorted(per_file.items()):
+        docs, prefixes = {}, set()
+        for name in sorted(defs):
+            prefixes.add(name.rsplit(".", 1)[0])
+            rt = gen.decl_rt(pkg, pkg.types[go_names[name]])
+            if rt.kind != "struct":
+                continue
+            d = describer.definition(rt)
+            if d:
+                docs[name] = d
+        if len(prefixes) != 1:
+            raise SystemExit("%s: definitions of several packages: %s" % (base, sorted(prefixes)))
+        if docs:
+            out[DESCRIPTIONS + "/" + prefixes.pop() + ".json"] = render_descriptions(docs)
+    return out
+
+
+def render_descriptions(docs):
+    return json.dumps({"descriptions": docs}, indent=1, sort_keys=True, ensure_ascii=True) + "\n"
 
 
 def generate(sources, proto_check=True):
@@ -107,6 +135,7 @@ def generate(sources, proto_check=True):
                 compared += n
 
     files = {base + ".json": render(defs) for base, (pkg, defs) in per_file.items()}
+    files.update(describe(gen, per_file, go_names))
     lines = ["# Sources of the generated schemas (tools/schemagen/schemagen.py); one module per line."]
     for s in sources:
         lines.append("%s %s" % (s.module, s.commit or "(working tree)"))
@@ -120,6 +149,16 @@ def generate(sources, proto_check=True):
         "proto_compared": compared,
     }
     return files, errors, summary
+
+
+def existing_json(out):
+    """The generated files present in `out` (relative names)."""
+    names = set()
+    for sub in ("", DESCRIPTIONS):
+        d = os.path.join(out, sub)
+        if os.path.isdir(d):
+            names |= {os.path.join(sub, n) if sub else n for n in os.listdir(d) if n.endswith(".json")}
+    return names
 
 
 def main():
@@ -183,18 +222,16 @@ def main():
                     if i > 40:
                         break
                     print(line)
-        existing = {n for n in os.listdir(args.out) if n.endswith(".json")} if os.path.isdir(args.out) else set()
-        stale += sorted(existing - set(files))
+        stale += sorted(existing_json(args.out) - set(files))
         if stale:
             print("out of date: " + ", ".join(stale), file=sys.stderr)
             return 1
         print("up to date: %(files)d files, %(definitions)d definitions, %(kinds)d group/version/kinds" % summary)
         return 0
 
-    os.makedirs(args.out, exist_ok=True)
-    for name in os.listdir(args.out):
-        if name.endswith(".json") and name not in files:
-            os.remove(os.path.join(args.out, name))
+    os.makedirs(os.path.join(args.out, DESCRIPTIONS), exist_ok=True)
+    for name in existing_json(args.out) - set(files):
+        os.remove(os.path.join(args.out, name))
     for name, text in files.items():
         with open(os.path.join(args.out, name), "w") as f:
             f.write(text)

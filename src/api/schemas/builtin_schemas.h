@@ -24,6 +24,14 @@ struct BuiltinSchemaFile {
 // Every schema file, sorted by name.
 std::span<const BuiltinSchemaFile> BuiltinSchemaFiles();
 
+// The documentation of the definitions (src/api/schemas/descriptions/*.json), one file per
+// package, named by the package's definition-name prefix ("io.k8s.api.core.v1.json"), sorted by
+// name. Each is {"descriptions": {"<definition>": {"description": ..., "properties": {"<name>":
+// {"description": ..., "enum": [...], "items": {"enum": [...]}}}}}}: what kube's OpenAPI
+// generator takes from the Go doc comments and +enum types. Only the published OpenAPI documents
+// read them (endpoints/openapi_schema.h).
+std::span<const BuiltinSchemaFile> BuiltinDescriptionFiles();
+
 // The file with this name, or nullptr.
 const BuiltinSchemaFile* FindBuiltinSchemaFile(std::string_view name);
 
