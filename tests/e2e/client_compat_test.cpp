@@ -269,6 +269,24 @@ TEST_F(ClientCompatTest, UnsupportedFieldSelectorIsKubesBadRequest) {
   EXPECT_NE(raw.find(R"("reason":"BadRequest")"), std::string::npos) << raw;
 }
 
+// --- every Status body: Go's JSON bytes
+
+TEST_F(ClientCompatTest, StatusBodiesAreGosBytesOnEveryPath) {
+  // The filters' answers (here the authorization filter's 403 to an anonymous request, with kube's
+  // sanitized path) and the handlers' answers escape <, > and & as Go's encoder does.
+  std::string req = "GET /apis/%3Cx%3E&y HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  std::string forbidden = RawHttps(server_->port(), {req}).response;
+  EXPECT_EQ(HttpStatusOf(forbidden), 403) << forbidden;
+  EXPECT_TRUE(Contains(forbidden, R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
+                                  R"("message":"forbidden: User \"system:anonymous\" cannot get path )"
+                                  R"(\"/apis/\u0026lt;x\u0026gt;\u0026amp;y\"","reason":"Forbidden","details":{},"code":403})"))
+      << forbidden;
+  std::string missing = Raw("GET", "/api/v1/namespaces/default/configmaps/a%3Cb");
+  EXPECT_TRUE(Contains(missing, R"("message":"configmaps \"a\u003cb\" not found","reason":"NotFound",)"
+                                R"("details":{"name":"a\u003cb","kind":"configmaps"},"code":404})"))
+      << missing;
+}
+
 // --- item: /version
 
 TEST_F(ClientCompatTest, VersionCarriesTheBuildAsKubesVersionPackageDoes) {

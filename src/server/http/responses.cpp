@@ -2,42 +2,11 @@
 
 #include <boost/json.hpp>
 
+#include "apimachinery/status_json.h"
+
 namespace capstan::http {
 
-std::string StatusJson(const Status& st) {
-  // TODO: use apimachinery's metav1.Status encoder once errors.h lands, so there is one encoder.
-  boost::json::object o;
-  o["kind"] = "Status";
-  o["apiVersion"] = "v1";
-  o["metadata"] = boost::json::object();
-  if (!st.list_continue().empty()) o["metadata"] = boost::json::object{{"continue", st.list_continue()}};
-  o["status"] = st.ok() ? "Success" : "Failure";
-  if (!st.message().empty()) o["message"] = st.message();
-  if (!st.reason().empty()) o["reason"] = st.reason();
-  const auto& d = st.details();
-  if (st.has_details()) {  // kube writes details:{} when the Status carries an empty one (405)
-    boost::json::object det;
-    if (!d.name.empty()) det["name"] = d.name;
-    if (!d.group.empty()) det["group"] = d.group;
-    if (!d.kind.empty()) det["kind"] = d.kind;
-    if (!d.uid.empty()) det["uid"] = d.uid;
-    if (!d.causes.empty()) {
-      boost::json::array causes;
-      for (const auto& c : d.causes) {
-        boost::json::object co;
-        if (!c.type.empty()) co["reason"] = c.type;
-        if (!c.message.empty()) co["message"] = c.message;
-        if (!c.field.empty()) co["field"] = c.field;
-        causes.push_back(std::move(co));
-      }
-      det["causes"] = std::move(causes);
-    }
-    if (d.retry_after_seconds) det["retryAfterSeconds"] = d.retry_after_seconds;
-    o["details"] = std::move(det);
-  }
-  o["code"] = st.ok() ? 200 : st.code();
-  return boost::json::serialize(o);
-}
+std::string StatusJson(const Status& st) { return apimachinery::StatusToJsonString(st); }
 
 HttpResponse StatusResponse(const Status& st) {
   HttpResponse r;

@@ -19,8 +19,7 @@ Task<void> RespondStatus(RequestContext& ctx, const Status& st);
 Task<void> RespondJson(RequestContext& ctx, std::string body, int code = 200);
 Task<void> RespondText(RequestContext& ctx, std::string body, int code = 200);
 
-// The JSON text of a metav1.Status for `st` (kind, apiVersion, metadata, status, message, reason,
-// details, code, omitting empty fields as kube does).
+// The JSON text of a metav1.Status for `st`: apimachinery's StatusToJson, serialized as Go does.
 std::string StatusJson(const Status& st);
 
 }  // namespace capstan::http
