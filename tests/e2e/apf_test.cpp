@@ -53,8 +53,12 @@ class ApfTest : public ::testing::Test {
     std::ofstream(*dir_ + "/tokens.csv") << "flood-token-0123456789,flooder,flooder-uid\n"
                                              "good-token-0123456789,gooduser,gooduser-uid\n";
     // Sum 100: the 1-share level gets ceil(100 x 1 / 246) = 1 seat. A queued request waits 4s.
+    std::ofstream(*dir_ + "/audit-policy.yaml") << "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n"
+                                                   "- level: Metadata\n  users: [flooder]\n";
     server_ = new ServerProcess({"--token-auth-file=" + *dir_ + "/tokens.csv", "--max-requests-inflight=60",
-                                 "--max-mutating-requests-inflight=40", "--request-timeout=16s"});
+                                 "--max-mutating-requests-inflight=40", "--request-timeout=16s",
+                                 "--audit-policy-file=" + *dir_ + "/audit-policy.yaml",
+                                 "--audit-log-path=" + *dir_ + "/audit.log"});
     // The webhook's black hole: connections complete in the backlog and are never answered.
     hole_ = socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in addr{};
@@ -256,6 +260,18 @@ TEST_F(ApfTest, SaturatedLowPriorityUserGets429WhileOthersAreServed) {
   std::string requests = K({"get", "--raw", "/debug/api_priority_and_fairness/dump_requests?includeRequestDetails=1"}).out;
   EXPECT_NE(requests.find("flooders,"), std::string::npos) << requests;
   EXPECT_NE(requests.find("flooder,"), std::string::npos) << requests;
+
+  // The refusal is audited, as kube's filter order (audit outside flow control) audits it.
+  bool audited = false;
+  for (int i = 0; i < 50 && !audited; ++i) {
+    std::ifstream log(*dir_ + "/audit.log");
+    for (std::string line; std::getline(log, line);) {
+      audited = audited || (Contains(line, R"("stage":"ResponseComplete")") && Contains(line, R"("username":"flooder")") &&
+                            Contains(line, R"("verb":"list")") && Contains(line, R"("code":429)"));
+    }
+    if (!audited) std::this_thread::sleep_for(milliseconds(100));
+  }
+  EXPECT_TRUE(audited) << "no ResponseComplete event with code 429 for flooder's list";
 
   holder.join();
   EXPECT_EQ(slow_code.load(), 201);
