@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <regex>
 
 namespace capstan {
@@ -205,12 +206,23 @@ void AppendEscapedLabel(std::string& out, const std::string& v) {
   }
 }
 
-void AppendLabels(std::string& out, const std::vector<std::string>& names, const LabelValues& values,
-                  const char* extra_name = nullptr, const std::string& extra_value = {}) {
+// The label positions of a family in client_golang's order: sorted by label name.
+std::vector<size_t> SortedLabelOrder(const std::vector<std::string>& names) {
+  std::vector<size_t> order(names.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return names[a] < names[b]; });
+  return order;
+}
+
+// `{name="value",...}` with the pairs in `order`, then the bucket's or quantile's own label last,
+// as client_golang's text writer puts it.
+void AppendLabels(std::string& out, const std::vector<std::string>& names, const std::vector<size_t>& order,
+                  const LabelValues& values, const char* extra_name = nullptr, const std::string& extra_value = {}) {
   if (names.empty() && !extra_name) return;
   out.push_back('{');
   bool first = true;
-  for (size_t i = 0; i < names.size() && i < values.size(); ++i) {
+  for (size_t i : order) {
+    if (i >= values.size()) continue;
     if (!first) out.push_back(',');
     first = false;
     out += names[i];
@@ -226,6 +238,46 @@ void AppendLabels(std::string& out, const std::vector<std::string>& names, const
     out.push_back('"');
   }
   out.push_back('}');
+}
+
+// A family's children in client_golang's order (its metricSorter): by the label values taken in
+// label-name order.
+template <class M>
+std::vector<std::pair<const LabelValues*, const M*>> SortedChildren(const MetricVec<M>& vec,
+                                                                   const std::vector<size_t>& order) {
+  std::vector<std::pair<const LabelValues*, const M*>> children;
+  vec.ForEach([&](const LabelValues& lv, const M& m) { children.emplace_back(&lv, &m); });
+  std::sort(children.begin(), children.end(), [&](const auto& a, const auto& b) {
+    for (size_t i : order) {
+      if (i >= a.first->size() || i >= b.first->size()) break;
+      if ((*a.first)[i] != (*b.first)[i]) return (*a.first)[i] < (*b.first)[i];
+    }
+    return false;
+  });
+  return children;
+}
+
+// Splits exposition text into its families (each from its "# HELP" line), keyed by name, so that
+// collectors' text sorts among the registry's families. Samples before any HELP line belong to the
+// family their name starts.
+void AddFamilies(std::map<std::string, std::string>& families, std::string_view text) {
+  std::string* current = nullptr;
+  while (!text.empty()) {
+    size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl == std::string_view::npos ? text.size() : nl + 1);
+    text.remove_prefix(line.size());
+    std::string_view name;
+    if (line.starts_with("# HELP ")) {
+      name = line.substr(7);
+      name = name.substr(0, name.find_first_of(" \n"));
+      current = &families[std::string(name)];
+    } else if (current == nullptr) {
+      name = line.substr(0, line.find_first_of("{ \n"));
+      current = &families[std::string(name)];
+    }
+    current->append(line);
+    if (!line.ends_with('\n')) current->push_back('\n');
+  }
 }
 
 template <class V>
@@ -274,51 +326,57 @@ void MetricsRegistry::AppendRegistrationCounts(std::string& out) const {
   }
 }
 
+// client_golang's order: families sorted by name, each family's samples by their label values,
+// each sample's labels by name.
 std::string MetricsRegistry::Expose() const {
-  std::string out;
+  std::map<std::string, std::string> families;
   std::lock_guard lock(mu_);
-  for (const auto& c : counters_) {
-    if (c->empty() || !Exposed(c->name())) continue;
-    AppendHeader(out, *c, "counter");
-    c->ForEach([&](const LabelValues& lv, const Counter& m) {
-      out += c->name();
-      AppendLabels(out, c->label_names(), lv);
-      out += " " + FormatMetricValue(m.Value()) + "\n";
-    });
-  }
-  for (const auto& g : gauges_) {
-    if (g->empty() || !Exposed(g->name())) continue;
-    AppendHeader(out, *g, "gauge");
-    g->ForEach([&](const LabelValues& lv, const Gauge& m) {
-      out += g->name();
-      AppendLabels(out, g->label_names(), lv);
-      out += " " + FormatMetricValue(m.Value()) + "\n";
-    });
-  }
+  auto scalar = [&](const auto& vec, const char* type) {
+    if (vec.empty() || !Exposed(vec.name())) return;
+    std::string& out = families[vec.name()];
+    AppendHeader(out, vec, type);
+    std::vector<size_t> order = SortedLabelOrder(vec.label_names());
+    for (const auto& [lv, m] : SortedChildren(vec, order)) {
+      out += vec.name();
+      AppendLabels(out, vec.label_names(), order, *lv);
+      out += " " + FormatMetricValue(m->Value()) + "\n";
+    }
+  };
+  for (const auto& c : counters_) scalar(*c, "counter");
+  for (const auto& g : gauges_) scalar(*g, "gauge");
   for (const auto& h : histograms_) {
     if (h->empty() || !Exposed(h->name())) continue;
+    std::string& out = families[h->name()];
     AppendHeader(out, *h, "histogram");
-    h->ForEach([&](const LabelValues& lv, const Histogram& m) {
-      for (size_t i = 0; i < m.bounds().size(); ++i) {
+    std::vector<size_t> order = SortedLabelOrder(h->label_names());
+    for (const auto& [lv, m] : SortedChildren(*h, order)) {
+      for (size_t i = 0; i < m->bounds().size(); ++i) {
         out += h->name() + "_bucket";
-        AppendLabels(out, h->label_names(), lv, "le", FormatMetricValue(m.bounds()[i]));
-        out += " " + FormatMetricValue(static_cast<double>(m.CumulativeCount(i))) + "\n";
+        AppendLabels(out, h->label_names(), order, *lv, "le", FormatMetricValue(m->bounds()[i]));
+        out += " " + FormatMetricValue(static_cast<double>(m->CumulativeCount(i))) + "\n";
       }
       out += h->name() + "_bucket";
-      AppendLabels(out, h->label_names(), lv, "le", "+Inf");
-      out += " " + FormatMetricValue(static_cast<double>(m.Count())) + "\n";
+      AppendLabels(out, h->label_names(), order, *lv, "le", "+Inf");
+      out += " " + FormatMetricValue(static_cast<double>(m->Count())) + "\n";
       out += h->name() + "_sum";
-      AppendLabels(out, h->label_names(), lv);
-      out += " " + FormatMetricValue(m.Sum()) + "\n";
+      AppendLabels(out, h->label_names(), order, *lv);
+      out += " " + FormatMetricValue(m->Sum()) + "\n";
       out += h->name() + "_count";
-      AppendLabels(out, h->label_names(), lv);
-      out += " " + FormatMetricValue(static_cast<double>(m.Count())) + "\n";
-    });
+      AppendLabels(out, h->label_names(), order, *lv);
+      out += " " + FormatMetricValue(static_cast<double>(m->Count())) + "\n";
+    }
   }
   for (const auto& c : collectors_) {
-    if (c.name.empty() || Exposed(c.name)) c.collect(out);
+    if (!c.name.empty() && !Exposed(c.name)) continue;
+    std::string text;
+    c.collect(text);
+    AddFamilies(families, text);
   }
-  AppendRegistrationCounts(out);
+  std::string counts;
+  AppendRegistrationCounts(counts);
+  AddFamilies(families, counts);
+  std::string out;
+  for (const auto& [name, text] : families) out += text;
   return out;
 }
 

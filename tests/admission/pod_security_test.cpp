@@ -285,11 +285,11 @@ TEST(PodSecurityPlugin, Metrics) {
   env.Decide(kPods, kRestrictedPod);
   env.Decide(kPods, kRestrictedPod, "CREATE", nullptr, "elsewhere");  // namespace lookup fails
   std::string text = env.metrics.Expose();
-  EXPECT_NE(text.find(R"(pod_security_evaluations_total{decision="deny",policy_level="restricted",policy_version="latest",mode="enforce",request_operation="create",resource="pod",subresource=""} 1)"),
+  EXPECT_NE(text.find(R"(pod_security_evaluations_total{decision="deny",mode="enforce",policy_level="restricted",policy_version="latest",request_operation="create",resource="pod",subresource=""} 1)"),
             std::string::npos) << text;
-  EXPECT_NE(text.find(R"(pod_security_evaluations_total{decision="allow",policy_level="restricted",policy_version="latest",mode="enforce",request_operation="create",resource="pod",subresource=""} 1)"),
+  EXPECT_NE(text.find(R"(pod_security_evaluations_total{decision="allow",mode="enforce",policy_level="restricted",policy_version="latest",request_operation="create",resource="pod",subresource=""} 1)"),
             std::string::npos) << text;
-  EXPECT_NE(text.find(R"(pod_security_evaluations_total{decision="deny",policy_level="baseline",policy_version="future",mode="audit",request_operation="create",resource="pod",subresource=""} 1)"),
+  EXPECT_NE(text.find(R"(pod_security_evaluations_total{decision="deny",mode="audit",policy_level="baseline",policy_version="future",request_operation="create",resource="pod",subresource=""} 1)"),
             std::string::npos) << text;
   EXPECT_NE(text.find(R"(pod_security_errors_total{fatal="true",request_operation="create",resource="pod",subresource=""} 1)"),
             std::string::npos) << text;

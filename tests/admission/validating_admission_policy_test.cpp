@@ -213,24 +213,24 @@ TEST_F(ValidatingAdmissionPolicyTest, ChecksAreCountedAsKubeLabelsThem) {
   std::string text = metrics.Expose();
   const std::string total = "apiserver_validating_admission_policy_check_total";
   // A plain denial is labelled invalid_error, as kube's ErrorType labels every non-admit decision.
-  EXPECT_NE(text.find(total + R"({policy="replicas",policy_binding="deny",error_type="invalid_error",enforcement_action="deny"} 1)"),
+  EXPECT_NE(text.find(total + R"({enforcement_action="deny",error_type="invalid_error",policy="replicas",policy_binding="deny"} 1)"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find(total + R"({policy="replicas",policy_binding="observe",error_type="invalid_error",enforcement_action="warn"} 1)"),
+  EXPECT_NE(text.find(total + R"({enforcement_action="warn",error_type="invalid_error",policy="replicas",policy_binding="observe"} 1)"),
             std::string::npos);
-  EXPECT_NE(text.find(total + R"({policy="replicas",policy_binding="observe",error_type="invalid_error",enforcement_action="audit"} 1)"),
+  EXPECT_NE(text.find(total + R"({enforcement_action="audit",error_type="invalid_error",policy="replicas",policy_binding="observe"} 1)"),
             std::string::npos);
   // An evaluation error under failurePolicy Ignore is an "allow".
-  EXPECT_NE(text.find(total + R"({policy="broken",policy_binding="ignored",error_type="invalid_error",enforcement_action="allow"} 1)"),
+  EXPECT_NE(text.find(total + R"({enforcement_action="allow",error_type="invalid_error",policy="broken",policy_binding="ignored"} 1)"),
             std::string::npos);
   EXPECT_NE(text.find("# HELP apiserver_validating_admission_policy_check_duration_seconds [BETA] "), std::string::npos);
-  EXPECT_NE(text.find(R"(apiserver_validating_admission_policy_check_duration_seconds_bucket{policy="replicas",policy_binding="deny",error_type="invalid_error",enforcement_action="deny",le="5e-07"})"),
+  EXPECT_NE(text.find(R"(apiserver_validating_admission_policy_check_duration_seconds_bucket{enforcement_action="deny",error_type="invalid_error",policy="replicas",policy_binding="deny",le="5e-07"})"),
             std::string::npos);
   // Passing validations are not counted.
   obj_["spec"].as_object()["replicas"] = 3;
   MetricsRegistry quiet;
   EXPECT_TRUE(Run(&quiet).ok());
-  EXPECT_EQ(quiet.Expose().find(total + R"({policy="replicas")"), std::string::npos);
+  EXPECT_EQ(quiet.Expose().find(R"(policy="replicas")"), std::string::npos) << quiet.Expose();
 }
 
 TEST_F(ValidatingAdmissionPolicyTest, FailingAuditAnnotationDeniesWhateverTheActions) {

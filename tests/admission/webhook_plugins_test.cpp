@@ -232,8 +232,8 @@ TEST_F(WebhookPluginsTest, MatchConditionFalseSkipsTheWebhook) {
       {"name":"not-alice","expression":"request.userInfo.username != 'alice'"}]})")});
   EXPECT_TRUE(Run(*chain).ok());
   EXPECT_EQ(calls_, 0);
-  EXPECT_NE(metrics_.Expose().find("apiserver_admission_match_condition_exclusions_total{name=\"cel.example.com\",kind=\"webhook\","
-                                   "type=\"validating\",operation=\"CREATE\"} 1"),
+  EXPECT_NE(metrics_.Expose().find("apiserver_admission_match_condition_exclusions_total{kind=\"webhook\",name=\"cel.example.com\","
+                                   "operation=\"CREATE\",type=\"validating\"} 1"),
             std::string::npos)
       << metrics_.Expose();
 }

@@ -552,9 +552,9 @@ TEST(ValidatingAdmissionPolicyE2eTest, ReplicaLimitDenyWarnAuditAndUnbind) {
   // Every denial and warning was counted by policy, binding and action, as kube-apiserver counts them.
   std::string metrics = server.Kubectl({"get", "--raw", "/metrics"}).out;
   for (const char* sample :
-       {R"(apiserver_validating_admission_policy_check_total{policy="replica-limit",policy_binding="replica-limit-deny",error_type="invalid_error",enforcement_action="deny"} 2)",
-        R"(apiserver_validating_admission_policy_check_total{policy="replica-limit",policy_binding="replica-limit-warn",error_type="invalid_error",enforcement_action="warn"} 1)",
-        R"(apiserver_validating_admission_policy_check_total{policy="replica-limit",policy_binding="replica-limit-warn",error_type="invalid_error",enforcement_action="audit"} 1)"}) {
+       {R"(apiserver_validating_admission_policy_check_total{enforcement_action="deny",error_type="invalid_error",policy="replica-limit",policy_binding="replica-limit-deny"} 2)",
+        R"(apiserver_validating_admission_policy_check_total{enforcement_action="warn",error_type="invalid_error",policy="replica-limit",policy_binding="replica-limit-warn"} 1)",
+        R"(apiserver_validating_admission_policy_check_total{enforcement_action="audit",error_type="invalid_error",policy="replica-limit",policy_binding="replica-limit-warn"} 1)"}) {
     EXPECT_NE(metrics.find(sample), std::string::npos) << sample;
   }
 

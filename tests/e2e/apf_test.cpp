@@ -248,10 +248,10 @@ TEST_F(ApfTest, SaturatedLowPriorityUserGets429WhileOthersAreServed) {
   EXPECT_EQ(lease.Header("x-kubernetes-pf-prioritylevel-uid"), Uid("prioritylevelconfiguration/leader-election"));
 
   std::string metrics = K({"get", "--raw", "/metrics"}).out;
-  EXPECT_NE(metrics.find(R"(apiserver_flowcontrol_rejected_requests_total{priority_level="tiny",flow_schema="flooders",reason="concurrency-limit"} 1)"),
+  EXPECT_NE(metrics.find(R"(apiserver_flowcontrol_rejected_requests_total{flow_schema="flooders",priority_level="tiny",reason="concurrency-limit"} 1)"),
             std::string::npos);
   EXPECT_NE(metrics.find(R"(apiserver_flowcontrol_nominal_limit_seats{priority_level="tiny"} 1)"), std::string::npos);
-  EXPECT_NE(metrics.find(R"(apiserver_flowcontrol_current_executing_requests{priority_level="tiny",flow_schema="flooders"} 1)"),
+  EXPECT_NE(metrics.find(R"(apiserver_flowcontrol_current_executing_requests{flow_schema="flooders",priority_level="tiny"} 1)"),
             std::string::npos);
   std::string queues = K({"get", "--raw", "/debug/api_priority_and_fairness/dump_queues"}).out;
   EXPECT_EQ(queues.rfind("PriorityLevelName, Index,  PendingRequests, ExecutingRequests, SeatsInUse, NextDispatchR, ", 0), 0u)
@@ -292,7 +292,7 @@ TEST_F(ApfTest, QueuedRequestTimesOutAfterAQuarterOfTheRequestTimeout) {
   EXPECT_EQ(waited.code, 429);
   EXPECT_GE(waited_for, milliseconds(3000));  // it queued (--request-timeout 16s: 4s), not rejected at once
   std::string metrics = K({"get", "--raw", "/metrics"}).out;
-  EXPECT_NE(metrics.find(R"(apiserver_flowcontrol_rejected_requests_total{priority_level="narrow",flow_schema="narrow-users",reason="time-out"} 1)"),
+  EXPECT_NE(metrics.find(R"(apiserver_flowcontrol_rejected_requests_total{flow_schema="narrow-users",priority_level="narrow",reason="time-out"} 1)"),
             std::string::npos);
   holder.join();
   K({"delete", "flowschema", "narrow-users"});

@@ -241,21 +241,17 @@ TEST_F(AuthenticationConfigE2e, FileChangesTakeEffectWhileRunning) {
 
   std::string metrics = server_->Kubectl({"get", "--raw", "/metrics"}).out;
   auto sample = [&](const std::string& status) {
-    const std::string name = "apiserver_authentication_config_controller_automatic_reloads_total{status=\"" + status +
-                             "\",apiserver_id_hash=\"sha256:";
-    size_t p = metrics.find(name);
-    if (p == std::string::npos) return std::string("absent");
-    size_t eol = metrics.find('\n', p);
-    std::string line = metrics.substr(p, eol - p);
-    return line.substr(line.rfind(' ') + 1);
+    auto v = MetricSample(metrics, "apiserver_authentication_config_controller_automatic_reloads_total",
+                          {"status=\"" + status + "\""});
+    return v ? std::to_string(static_cast<long long>(*v)) : std::string("absent");
   };
   EXPECT_EQ(sample("failure"), "1") << server_->log();
   EXPECT_EQ(sample("success"), "1") << server_->log();
   EXPECT_NE(metrics.find("apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds{"),
             std::string::npos);
   // Every token that reached the issuer's authenticator was timed, by the issuer's hash.
-  EXPECT_NE(metrics.find("apiserver_authentication_jwt_authenticator_latency_seconds_count{result=\"success\",jwt_issuer_hash=\"" +
-                         authn::JwtIssuerHash(issuer_->url()) + "\"}"),
+  EXPECT_NE(metrics.find("apiserver_authentication_jwt_authenticator_latency_seconds_count{jwt_issuer_hash=\"" +
+                         authn::JwtIssuerHash(issuer_->url()) + "\",result=\"success\"}"),
             std::string::npos)
       << metrics;
 }

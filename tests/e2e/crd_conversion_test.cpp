@@ -265,11 +265,11 @@ TEST(CrdConversionE2eTest, WebhookConvertsBetweenVersions) {
 
   // kube's conversion webhook metrics.
   auto metrics = AdminRequest(server, "GET", "/metrics");
-  EXPECT_NE(metrics.response.find("apiserver_conversion_webhook_request_total{result=\"success\",failure_type=\"\"}"),
+  EXPECT_NE(metrics.response.find("apiserver_conversion_webhook_request_total{failure_type=\"\",result=\"success\"}"),
             std::string::npos);
-  EXPECT_NE(metrics.response.find("apiserver_conversion_webhook_request_total{result=\"failure\",failure_type=\"conversion_webhook_call_failure\"}"),
+  EXPECT_NE(metrics.response.find("apiserver_conversion_webhook_request_total{failure_type=\"conversion_webhook_call_failure\",result=\"failure\"}"),
             std::string::npos);
-  EXPECT_NE(metrics.response.find("apiserver_crd_conversion_webhook_duration_seconds_bucket{crd_name=\"books.library.example.com\",from_version=\"v1\",to_version=\"v2\",succeeded=\"true\""),
+  EXPECT_NE(metrics.response.find("apiserver_crd_conversion_webhook_duration_seconds_bucket{crd_name=\"books.library.example.com\",from_version=\"v1\",succeeded=\"true\",to_version=\"v2\""),
             std::string::npos);
 }
 

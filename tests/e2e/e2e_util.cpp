@@ -120,6 +120,23 @@ std::string Binary() {
 
 bool Contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
+std::optional<double> MetricSample(const std::string& text, const std::string& family,
+                                   const std::vector<std::string>& labels) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(family + "{", 0) != 0 && line.rfind(family + " ", 0) != 0) continue;
+    size_t close = line.rfind('}');
+    std::string set = close == std::string::npos ? "" : line.substr(family.size(), close + 1 - family.size());
+    bool all = true;
+    for (const auto& l : labels) {
+      all = all && (Contains(set, "{" + l + ",") || Contains(set, "," + l + ",") || Contains(set, "," + l + "}") ||
+                    Contains(set, "{" + l + "}"));
+    }
+    if (all) return std::stod(line.substr(line.rfind(' ') + 1));
+  }
+  return std::nullopt;
+}
+
 ServerProcess::ServerProcess(std::vector<std::string> extra, std::string data_dir) {
   std::string binary = Binary();
   if (data_dir.empty()) {

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,10 @@ std::string NodeClient(std::string* why);
 // tests/e2e/<relative> in the source tree.
 std::string SourcePath(const std::string& relative);
 bool Contains(const std::string& s, const std::string& part);
+// The value of the first sample of `family` in Prometheus text whose labels include every one of
+// `labels` (each `name="value"`), or nullopt when there is none.
+std::optional<double> MetricSample(const std::string& text, const std::string& family,
+                                   const std::vector<std::string>& labels);
 
 class ServerProcess {
  public:

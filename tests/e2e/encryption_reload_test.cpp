@@ -54,12 +54,9 @@ class EncryptionReloadE2E : public ::testing::Test {
   // automatic_reloads_total{status=...}: 0 until the first one.
   double Reloads(const std::string& status) {
     std::string body = BodyOf(Get("/metrics"));
-    std::string prefix = "apiserver_encryption_config_controller_automatic_reloads_total{status=\"" + status + "\"";
-    size_t at = body.find(prefix);
-    if (at == std::string::npos) return 0;
-    size_t eol = body.find('\n', at);
-    size_t sp = body.rfind(' ', eol);
-    return std::stod(body.substr(sp + 1, eol - sp - 1));
+    return MetricSample(body, "apiserver_encryption_config_controller_automatic_reloads_total",
+                        {"status=\"" + status + "\""})
+        .value_or(0);
   }
   // Waits (at most 60 s) until the metric reaches `n`.
   void WaitReloads(const std::string& status, double n) {

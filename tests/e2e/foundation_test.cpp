@@ -66,8 +66,8 @@ TEST_F(FoundationTest, MetricsInPrometheusFormat) {
   auto r = server_->Kubectl({"get", "--raw", "/metrics"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("# TYPE apiserver_request_total counter"), std::string::npos);
-  EXPECT_NE(r.out.find("apiserver_request_total{verb=\"GET\",dry_run=\"\",group=\"\",version=\"\",resource=\"\","
-                       "subresource=\"/version\",scope=\"\",component=\"apiserver\",code=\"200\"}"),
+  EXPECT_NE(r.out.find("apiserver_request_total{code=\"200\",component=\"apiserver\",dry_run=\"\",group=\"\",resource=\"\","
+                       "scope=\"\",subresource=\"/version\",verb=\"GET\",version=\"\"}"),
             std::string::npos)
       << r.out.substr(0, 3000);
   EXPECT_NE(r.out.find("apiserver_request_duration_seconds_bucket"), std::string::npos);

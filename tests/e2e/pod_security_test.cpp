@@ -182,8 +182,8 @@ TEST_F(PodSecurityE2eTest, AuditAnnotationsAndMetrics) {
                              "securityContext.allowPrivilegeEscalation=false)"))
       << line;
   auto metrics = Kubectl({"get", "--raw", "/metrics"});
-  EXPECT_TRUE(Contains(metrics.out, "pod_security_evaluations_total{decision=\"deny\",policy_level=\"restricted\","
-                                    "policy_version=\"latest\",mode=\"audit\",request_operation=\"create\",resource=\"pod\","
+  EXPECT_TRUE(Contains(metrics.out, "pod_security_evaluations_total{decision=\"deny\",mode=\"audit\",policy_level=\"restricted\","
+                                    "policy_version=\"latest\",request_operation=\"create\",resource=\"pod\","
                                     "subresource=\"\"}"))
       << metrics.out.substr(0, 2000);
 }

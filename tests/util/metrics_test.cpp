@@ -14,8 +14,36 @@ TEST(MetricsTest, CounterWithLabelsIsExposed) {
   EXPECT_EQ(c.Find({"GET", "200"})->Value(), 2);
   std::string text = reg.Expose();
   EXPECT_NE(text.find("# TYPE apiserver_request_total counter\n"), std::string::npos);
-  EXPECT_NE(text.find("apiserver_request_total{verb=\"GET\",code=\"200\"} 2\n"), std::string::npos);
-  EXPECT_NE(text.find("apiserver_request_total{verb=\"POST\",code=\"201\"} 3\n"), std::string::npos);
+  EXPECT_NE(text.find("apiserver_request_total{code=\"200\",verb=\"GET\"} 2\n"), std::string::npos);
+  EXPECT_NE(text.find("apiserver_request_total{code=\"201\",verb=\"POST\"} 3\n"), std::string::npos);
+}
+
+// client_golang's text: families by name, a family's samples by their label values taken in name
+// order, each sample's labels by name, the bucket's le last; collectors' families sort among them.
+TEST(MetricsTest, ExpositionIsInClientGolangsOrder) {
+  MetricsRegistry reg;
+  auto& z = reg.NewCounterVec("queue_total", "Q.", {"verb", "code"});
+  z.With({"POST", "201"})->Inc();
+  z.With({"GET", "200"})->Inc();
+  z.With({"GET", "201"})->Inc();
+  auto& h = reg.NewHistogramVec("alpha_seconds", "A.", {"verb", "code"}, {1});
+  h.With({"GET", "200"})->Observe(0.5);
+  reg.NewGauge("mid_gauge", "M.").Set(2);
+  reg.AddCollector([](std::string& out) { out += "# HELP beta_bytes B.\n# TYPE beta_bytes gauge\nbeta_bytes 7\n"; });
+  std::string text = reg.Expose();
+  text = text.substr(0, text.find("# HELP registered_metrics_total"));
+  EXPECT_EQ(text,
+            "# HELP alpha_seconds [ALPHA] A.\n# TYPE alpha_seconds histogram\n"
+            "alpha_seconds_bucket{code=\"200\",verb=\"GET\",le=\"1\"} 1\n"
+            "alpha_seconds_bucket{code=\"200\",verb=\"GET\",le=\"+Inf\"} 1\n"
+            "alpha_seconds_sum{code=\"200\",verb=\"GET\"} 0.5\n"
+            "alpha_seconds_count{code=\"200\",verb=\"GET\"} 1\n"
+            "# HELP beta_bytes B.\n# TYPE beta_bytes gauge\nbeta_bytes 7\n"
+            "# HELP mid_gauge [ALPHA] M.\n# TYPE mid_gauge gauge\nmid_gauge 2\n"
+            "# HELP queue_total [ALPHA] Q.\n# TYPE queue_total counter\n"
+            "queue_total{code=\"200\",verb=\"GET\"} 1\n"
+            "queue_total{code=\"201\",verb=\"GET\"} 1\n"
+            "queue_total{code=\"201\",verb=\"POST\"} 1\n");
 }
 
 TEST(MetricsTest, HistogramBucketsAreCumulative) {
@@ -112,9 +140,9 @@ TEST(MetricsTest, LabelValuesOutsideTheAllowListBecomeUnexpected) {
   before.With({"POST", "201"})->Inc();
   before.With({"DELETE", "200"})->Inc();
   std::string text = reg.Expose();
-  EXPECT_NE(text.find("apiserver_request_total{verb=\"GET\",code=\"200\"} 1\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("apiserver_request_total{verb=\"unexpected\",code=\"200\"} 1\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("apiserver_request_total{verb=\"unexpected\",code=\"201\"} 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("apiserver_request_total{code=\"200\",verb=\"GET\"} 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("apiserver_request_total{code=\"200\",verb=\"unexpected\"} 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("apiserver_request_total{code=\"201\",verb=\"unexpected\"} 1\n"), std::string::npos) << text;
 }
 
 TEST(MetricsTest, ValuesAreWrittenAsGoWritesThem) {

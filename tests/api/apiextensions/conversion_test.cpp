@@ -309,17 +309,17 @@ TEST_F(ConversionTest, WebhookFailuresAreKubesMessages) {
 
   // kube's metrics, by result and failure type.
   std::string m = metrics_.Expose();
-  EXPECT_NE(m.find("apiserver_conversion_webhook_request_total{result=\"success\",failure_type=\"\"} 1\n"),
+  EXPECT_NE(m.find("apiserver_conversion_webhook_request_total{failure_type=\"\",result=\"success\"} 1\n"),
             std::string::npos) << m;
-  EXPECT_NE(m.find("apiserver_conversion_webhook_request_total{result=\"failure\",failure_type=\"conversion_webhook_call_failure\"} 2\n"),
+  EXPECT_NE(m.find("apiserver_conversion_webhook_request_total{failure_type=\"conversion_webhook_call_failure\",result=\"failure\"} 2\n"),
             std::string::npos) << m;
-  EXPECT_NE(m.find("apiserver_conversion_webhook_request_total{result=\"failure\",failure_type=\"conversion_webhook_malformed_response_failure\"} 3\n"),
+  EXPECT_NE(m.find("apiserver_conversion_webhook_request_total{failure_type=\"conversion_webhook_malformed_response_failure\",result=\"failure\"} 3\n"),
             std::string::npos) << m;
-  EXPECT_NE(m.find("apiserver_conversion_webhook_request_total{result=\"failure\",failure_type=\"conversion_webhook_partial_response_failure\"} 1\n"),
+  EXPECT_NE(m.find("apiserver_conversion_webhook_request_total{failure_type=\"conversion_webhook_partial_response_failure\",result=\"failure\"} 1\n"),
             std::string::npos) << m;
-  EXPECT_NE(m.find("apiserver_conversion_webhook_request_total{result=\"failure\",failure_type=\"conversion_webhook_invalid_converted_object_failure\"} 3\n"),
+  EXPECT_NE(m.find("apiserver_conversion_webhook_request_total{failure_type=\"conversion_webhook_invalid_converted_object_failure\",result=\"failure\"} 3\n"),
             std::string::npos) << m;
-  EXPECT_NE(m.find("apiserver_crd_conversion_webhook_duration_seconds_count{crd_name=\"books.library.example.com\",from_version=\"v1\",to_version=\"v2\",succeeded=\"true\"} 1\n"),
+  EXPECT_NE(m.find("apiserver_crd_conversion_webhook_duration_seconds_count{crd_name=\"books.library.example.com\",from_version=\"v1\",succeeded=\"true\",to_version=\"v2\"} 1\n"),
             std::string::npos) << m;
 }
 

@@ -60,8 +60,8 @@ class ConfigReloaderTest : public ::testing::Test {
   }
   double Reloads(const std::string& status) {
     double n = reloader_->reloads(status);
-    EXPECT_NE(metrics_.Expose().find("apiserver_encryption_config_controller_automatic_reloads_total{status=\"" + status +
-                                     "\",apiserver_id_hash=\"" + ApiServerIdHash("apiserver-abc") + "\"} " +
+    EXPECT_NE(metrics_.Expose().find("apiserver_encryption_config_controller_automatic_reloads_total{apiserver_id_hash=\"" +
+                                     ApiServerIdHash("apiserver-abc") + "\",status=\"" + status + "\"} " +
                                      FormatMetricValue(n) + "\n"),
               std::string::npos)
         << metrics_.Expose();

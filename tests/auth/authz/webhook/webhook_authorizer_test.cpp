@@ -199,8 +199,8 @@ TEST(AuthorizationConfigFile, MatchConditionsChooseTheWebhookAndAReloadChangesTh
   EXPECT_EQ(alice.reason, "gate says yes");
   EXPECT_EQ(SyncWait(az.Authorize(Res("bob", "get", "pods"))).decision, Decision::kNoOpinion);
   EXPECT_EQ(calls.load(), 1);  // bob's request never reached the webhook
-  EXPECT_EQ(Sample(metrics, "apiserver_authorization_match_condition_exclusions_total{type=\"Webhook\",name=\"gate.example.com\"}"), 1);
-  EXPECT_EQ(Sample(metrics, "apiserver_authorization_decisions_total{type=\"Webhook\",name=\"gate.example.com\",decision=\"allowed\"}"), 1);
+  EXPECT_EQ(Sample(metrics, "apiserver_authorization_match_condition_exclusions_total{name=\"gate.example.com\",type=\"Webhook\"}"), 1);
+  EXPECT_EQ(Sample(metrics, "apiserver_authorization_decisions_total{decision=\"allowed\",name=\"gate.example.com\",type=\"Webhook\"}"), 1);
   EXPECT_EQ(Sample(metrics, "apiserver_authorization_webhook_evaluations_total{name=\"gate.example.com\",result=\"success\"}"), 1);
 
   EXPECT_EQ((*s)->CheckConfigFile(), AuthorizationSetup::ReloadOutcome::kUnchanged);
@@ -217,8 +217,8 @@ TEST(AuthorizationConfigFile, MatchConditionsChooseTheWebhookAndAReloadChangesTh
   EXPECT_EQ((*s)->CheckConfigFile(), AuthorizationSetup::ReloadOutcome::kFailed);
   EXPECT_EQ(SyncWait(az.Authorize(Res("carol", "get", "pods"))).decision, Decision::kNoOpinion);
   EXPECT_EQ(SyncWait(az.Authorize(Res("bob", "get", "pods"))).decision, Decision::kAllow);
-  EXPECT_EQ(Sample(metrics, "apiserver_authorization_config_controller_automatic_reloads_total{status=\"failure\",apiserver_id_hash=\"sha256:x\"}"), 2);
-  EXPECT_EQ(Sample(metrics, "apiserver_authorization_config_controller_automatic_reloads_total{status=\"success\",apiserver_id_hash=\"sha256:x\"}"), 1);
+  EXPECT_EQ(Sample(metrics, "apiserver_authorization_config_controller_automatic_reloads_total{apiserver_id_hash=\"sha256:x\",status=\"failure\"}"), 2);
+  EXPECT_EQ(Sample(metrics, "apiserver_authorization_config_controller_automatic_reloads_total{apiserver_id_hash=\"sha256:x\",status=\"success\"}"), 1);
 }
 
 TEST(AuthorizationConfigFile, FailurePolicyDenyStopsTheChainWithTheError) {

@@ -108,21 +108,21 @@ TEST_F(KmsV2EnvelopeTest, KubesMetricsCountCallsKeyIdsAndTheCache) {
   ASSERT_TRUE(env.FromStorage(stored, "/k", nullptr).ok());
   std::string text = reg.Expose();
   const std::string key = transformers::Sha256Label("k1"), server = transformers::Sha256Label("apiserver-x");
-  EXPECT_NE(text.find("apiserver_envelope_encryption_kms_operations_latency_seconds_count{provider_name=\"test\","
-                      "method_name=\"/v2.KeyManagementService/Encrypt\",grpc_status_code=\"OK\"} 1\n"),
+  EXPECT_NE(text.find("apiserver_envelope_encryption_kms_operations_latency_seconds_count{grpc_status_code=\"OK\","
+                      "method_name=\"/v2.KeyManagementService/Encrypt\",provider_name=\"test\"} 1\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("apiserver_envelope_encryption_key_id_hash_total{transformation_type=\"to_storage\","
-                      "provider_name=\"test\",key_id_hash=\"" + key + "\",apiserver_id_hash=\"" + server + "\"} 1\n"),
+  EXPECT_NE(text.find("apiserver_envelope_encryption_key_id_hash_total{apiserver_id_hash=\"" + server + "\",key_id_hash=\"" + key +
+                      "\",provider_name=\"test\",transformation_type=\"to_storage\"} 1\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("apiserver_envelope_encryption_key_id_hash_total{transformation_type=\"from_storage\""),
+  EXPECT_NE(text.find("\",provider_name=\"test\",transformation_type=\"from_storage\"} 1\n"),
             std::string::npos);
   EXPECT_NE(text.find("apiserver_envelope_encryption_dek_source_cache_size{provider_name=\"test\"} 1\n"),
             std::string::npos);
   plugin_->Stop();
   EXPECT_FALSE(env.Check().ok());
-  EXPECT_NE(reg.Expose().find("method_name=\"/v2.KeyManagementService/Status\",grpc_status_code=\"Unavailable\"}"),
+  EXPECT_NE(reg.Expose().find("{grpc_status_code=\"Unavailable\",method_name=\"/v2.KeyManagementService/Status\","),
             std::string::npos);
 }
 
