@@ -1,6 +1,7 @@
 #include "storage/transformers/kms/kms_v2_envelope.h"
 
 #include <openssl/hmac.h>
+#include <algorithm>
 #include <openssl/rand.h>
 
 #include "storage/transformers/aes.h"
@@ -89,8 +90,8 @@ struct KmsV2Envelope::WriteState {
   v2::EncryptedObject object;  // all but encryptedData
 };
 
-KmsV2Envelope::KmsV2Envelope(std::string name, std::unique_ptr<KmsV2Client> client, KmsMetrics* metrics)
-    : name_(std::move(name)), client_(std::move(client)), metrics_(metrics) {
+KmsV2Envelope::KmsV2Envelope(std::string name, std::unique_ptr<KmsV2Client> client, KmsMetrics* metrics, Ttls ttls)
+    : name_(std::move(name)), client_(std::move(client)), metrics_(metrics), ttls_(ttls) {
   capstan::Status st = Refresh();
   if (!st.ok()) LogWarn("KMS v2 plugin not ready, writes wait for it", {{"provider", name_}, {"error", st.message()}});
   poller_ = std::thread([this] { Poll(); });
@@ -147,15 +148,28 @@ capstan::Status KmsV2Envelope::Refresh() {
 }
 
 capstan::Status KmsV2Envelope::Check() {
+  std::lock_guard lock(check_mu_);
+  if (std::chrono::steady_clock::now() < check_valid_until_) return check_result_;
   capstan::Status st = Refresh();
-  if (st.ok()) return st;
-  return Internal("failed to perform status section of the healthz check for KMS Provider " + name_ +
+  if (!st.ok()) {
+    st = Internal("failed to perform status section of the healthz check for KMS Provider " + name_ +
                   ", error: " + st.message());
+  }
+  check_result_ = st;
+  // From when the answer came, as kube's lastResponse.received.
+  check_valid_until_ = std::chrono::steady_clock::now() + (st.ok() ? ttls_.healthy_check : ttls_.unhealthy_check);
+  return st;
 }
 
 void KmsV2Envelope::CacheSourceLocked(const std::string& cache_key, std::string source) const {
-  if (seeds_.size() >= kMaxCachedSources) seeds_.clear();  // a full cache starts over (kube's is LRU)
-  seeds_[cache_key] = std::move(source);
+  const auto now = std::chrono::steady_clock::now();
+  std::erase_if(seeds_, [&](const auto& kv) { return kv.second.expires <= now; });
+  if (seeds_.size() >= kMaxCachedSources && !seeds_.count(cache_key)) {
+    seeds_.erase(std::min_element(seeds_.begin(), seeds_.end(), [](const auto& a, const auto& b) {
+      return a.second.expires < b.second.expires;
+    }));
+  }
+  seeds_[cache_key] = {std::move(source), now + ttls_.source_cache};
   if (metrics_) metrics_->dek_source_cache_size.With({name_})->Set(static_cast<double>(seeds_.size()));
 }
 
@@ -210,7 +224,13 @@ StatusOr<std::string> KmsV2Envelope::FromStorage(std::string_view stored, std::s
   std::string current;
   {
     std::lock_guard lock(mu_);
-    if (auto it = seeds_.find(cache_key); it != seeds_.end()) source = it->second;
+    if (auto it = seeds_.find(cache_key); it != seeds_.end()) {
+      if (it->second.expires > std::chrono::steady_clock::now()) {
+        source = it->second.source;
+      } else {
+        seeds_.erase(it);
+      }
+    }
     current = state_ ? state_->object.keyid() : "";
   }
   if (source.empty()) {

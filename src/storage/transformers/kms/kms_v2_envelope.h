@@ -7,13 +7,15 @@
 // key is HKDF-SHA256-Expand(seed, info), and encryptedData is info || AES-GCM (random 12-byte nonce,
 // the storage key as associated data) — kube's layout, byte for byte.
 // Reads: the DEK source is looked up in a cache keyed as kube's (type, encrypted source, key ID,
-// annotations); a miss asks the plugin to Decrypt it. So reads of values whose DEK is cached go on
+// annotations), where an entry lives an hour from when it was added (kube's expiring cache, cacheTTL);
+// a miss asks the plugin to Decrypt it. So reads of values whose DEK is cached go on
 // while the plugin is down, and other reads fail closed (500 for that object). A value written under
 // another key ID than the plugin's current one reads as stale (rewrite it). AES_GCM_KEY sources (kube
 // without KDF) read too.
 // Status is polled every minute (every 10 s while unhealthy); writes fail once no Status succeeded for
-// 3 minutes, as kube's. Healthy(): the kms-providers health check (a Status call: healthz "ok",
-// version v2, a key_id).
+// 3 minutes, as kube's. Healthy(): one Status call (healthz "ok", version v2, a key_id). Check(): the
+// kms-providers health check, whose result is kept 20 s when healthy and 3 s when not (kube's
+// kmsPluginHealthzPositiveTTL and NegativeTTL), so probes do not each call the plugin.
 //
 // Metrics (kms_metrics.h): each plugin call's latency, each key ID use, the DEK source cache size.
 // Not done yet: kube's other apiserver_envelope_encryption_* metrics; the calls block the calling
@@ -36,13 +38,23 @@
 
 namespace capstan::storage::kms {
 
+// How long a DEK source stays cached and a health check's result is reused (kube's values).
+struct KmsV2Ttls {
+  std::chrono::milliseconds source_cache{std::chrono::hours(1)};       // kube's cacheTTL
+  std::chrono::milliseconds healthy_check{std::chrono::seconds(20)};   // kmsPluginHealthzPositiveTTL
+  std::chrono::milliseconds unhealthy_check{std::chrono::seconds(3)};  // kmsPluginHealthzNegativeTTL
+};
+
 class KmsV2Envelope : public Transformer {
  public:
+  // A memory bound kube does not have: past it, the source that expires first makes room.
   static constexpr size_t kMaxCachedSources = 1000;
   static constexpr std::chrono::minutes kWriteSourceMaxTtl{3};
 
+  using Ttls = KmsV2Ttls;
+
   // `metrics` (may be null) outlives the envelope.
-  KmsV2Envelope(std::string name, std::unique_ptr<KmsV2Client> client, KmsMetrics* metrics = nullptr);
+  KmsV2Envelope(std::string name, std::unique_ptr<KmsV2Client> client, KmsMetrics* metrics = nullptr, Ttls ttls = {});
   ~KmsV2Envelope() override;
   KmsV2Envelope(const KmsV2Envelope&) = delete;
   KmsV2Envelope& operator=(const KmsV2Envelope&) = delete;
@@ -54,7 +66,8 @@ class KmsV2Envelope : public Transformer {
   capstan::Status Healthy() const;
   // Checks Status now and makes a new seed when the key ID changed (the poller does this on its own).
   capstan::Status Refresh();
-  // The kms-providers health check of this provider: Refresh, with kube's message on failure.
+  // The kms-providers health check of this provider: Refresh, with kube's message on failure; the
+  // result is reused for the healthy or unhealthy TTL.
   capstan::Status Check();
   std::string current_key_id() const;
 
@@ -72,7 +85,15 @@ class KmsV2Envelope : public Transformer {
   mutable std::mutex mu_;
   std::shared_ptr<const WriteState> state_;                    // guarded by mu_; null until the first seed
   std::chrono::steady_clock::time_point state_valid_until_;    // guarded by mu_
-  mutable std::map<std::string, std::string> seeds_;           // guarded by mu_: cache key → plaintext source
+  struct CachedSource {
+    std::string source;  // the plaintext DEK source
+    std::chrono::steady_clock::time_point expires;
+  };
+  mutable std::map<std::string, CachedSource> seeds_;  // guarded by mu_: by kube's cache key
+  const Ttls ttls_;
+  std::mutex check_mu_;
+  std::chrono::steady_clock::time_point check_valid_until_;  // guarded by check_mu_
+  capstan::Status check_result_;                             // guarded by check_mu_
   std::condition_variable cv_;
   bool stopping_ = false;  // guarded by mu_
   std::thread poller_;

@@ -60,8 +60,9 @@ class KmsV2EnvelopeTest : public ::testing::Test {
   }
   void StartPlugin() { plugin_ = std::make_unique<Plugin>(dir_ + "/kms.sock", dir_ + "/key-id", dir_ + "/calls.log"); }
   void SetKeyId(const std::string& id) { std::ofstream(dir_ + "/key-id", std::ios::trunc) << id << "\n"; }
-  std::unique_ptr<KmsV2Envelope> Envelope() {
-    return std::make_unique<KmsV2Envelope>("test", NewKmsV2Client("unix://" + dir_ + "/kms.sock", std::chrono::seconds(2)));
+  std::unique_ptr<KmsV2Envelope> Envelope(KmsV2Envelope::Ttls ttls = {}) {
+    return std::make_unique<KmsV2Envelope>("test", NewKmsV2Client("unix://" + dir_ + "/kms.sock", std::chrono::seconds(2)),
+                                           nullptr, ttls);
   }
   int Calls(const std::string& prefix) {
     std::ifstream in(dir_ + "/calls.log");
@@ -184,6 +185,42 @@ TEST_F(KmsV2EnvelopeTest, WithThePluginDownUncachedReadsFailClosedAndRecover) {
   EXPECT_EQ(*back, "secret");
   EXPECT_TRUE(fresh->Check().ok());
   EXPECT_TRUE(fresh->ToStorage("x", "/k/x").ok());
+}
+
+TEST_F(KmsV2EnvelopeTest, AHealthCheckResultIsKeptForItsTtl) {
+  using std::chrono::milliseconds;
+  auto env = Envelope({.healthy_check = milliseconds(600), .unhealthy_check = milliseconds(300)});
+  ASSERT_TRUE(env->Check().ok());
+  const int status_calls = Calls("Status");
+  EXPECT_TRUE(env->Check().ok());
+  EXPECT_EQ(Calls("Status"), status_calls) << "a healthy result is reused: no call to the plugin";
+  plugin_->Stop();
+  EXPECT_TRUE(env->Check().ok()) << "still within the healthy TTL";
+  std::this_thread::sleep_for(milliseconds(700));
+  capstan::Status down = env->Check();
+  ASSERT_FALSE(down.ok());
+  EXPECT_EQ(down.message().rfind("failed to perform status section of the healthz check for KMS Provider test", 0), 0u)
+      << down.message();
+  StartPlugin();
+  EXPECT_FALSE(env->Check().ok()) << "the unhealthy result is kept for its TTL too";
+  capstan::Status up = env->Check();
+  for (int i = 0; i < 100 && !up.ok(); ++i) {  // past the TTL, until the channel has reconnected
+    std::this_thread::sleep_for(milliseconds(50));
+    up = env->Check();
+  }
+  EXPECT_TRUE(up.ok()) << up.message();
+}
+
+TEST_F(KmsV2EnvelopeTest, CachedDekSourcesExpireAfterTheCacheTtl) {
+  std::string value = *Envelope()->ToStorage("v", "/k");
+  auto reader = Envelope({.source_cache = std::chrono::milliseconds(300)});
+  const int before = Calls("Decrypt");
+  ASSERT_EQ(*reader->FromStorage(value, "/k", nullptr), "v");
+  ASSERT_EQ(*reader->FromStorage(value, "/k", nullptr), "v");
+  EXPECT_EQ(Calls("Decrypt") - before, 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  ASSERT_EQ(*reader->FromStorage(value, "/k", nullptr), "v");
+  EXPECT_EQ(Calls("Decrypt") - before, 2) << "an expired source is asked for again";
 }
 
 TEST_F(KmsV2EnvelopeTest, DamagedObjectsAreRefusedWithKubesReasons) {
