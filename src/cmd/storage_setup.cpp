@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "api/apiextensions/crd_v1beta1.h"
 #include "api/coordination/identity_lease.h"
 #include "registry/store.h"
@@ -11,7 +13,8 @@
 #include "storage/etcd3/etcd3_client.h"
 #include "storage/etcd3/health_check.h"
 #include "storage/transformers/config_reloader.h"
-#include "storage/transformers/kms/kms_v2_envelope.h"
+#include "storage/transformers/kms/kms_metrics.h"
+#include "storage/transformers/kms/kms_provider.h"
 #include "storage/transformers/resource_transformers.h"
 #include "util/feature_gate.h"
 #include "util/duration.h"
@@ -43,7 +46,7 @@ std::string ApiServerId() {
 StorageSetup::~StorageSetup() = default;
 
 storage::transformers::KmsFactory StorageSetup::KmsFactory() {
-  return storage::kms::KmsV2Factory(&kms_, kms_metrics_.get());
+  return storage::kms::KmsProviderFactory(&kms_, kms_metrics_.get());
 }
 
 StatusOr<std::unique_ptr<StorageSetup>> StorageSetup::Open(const Options& o, MetricsRegistry& metrics,
@@ -144,15 +147,22 @@ void StorageSetup::StartSizeMonitor(storage::Backend& backend, MetricsRegistry& 
 }
 
 void StorageSetup::AddHealthChecks(server::HealthChecks& health, storage::Backend& backend) {
-  if (reloader_ || !kms_.empty()) {
-    // kube's kms-providers check (with automatic reload, or KMS v2 providers only): each KMS v2
-    // plugin's Status, in /healthz and /readyz. TODO: the providers of a reloaded configuration.
+  const bool v1_used = std::any_of(kms_.begin(), kms_.end(), [](const auto& k) { return k->api_version() == "v1"; });
+  if (reloader_ || (!kms_.empty() && !v1_used)) {
+    // kube's kms-providers check (with automatic reload, or KMS v2 providers only): each plugin's
+    // check, in /healthz and /readyz. TODO: the providers of a reloaded configuration.
     health.Add("kms-providers", [this]() -> Task<Status> {
       for (const auto& k : kms_) {
         if (Status st = k->Check(); !st.ok()) co_return st;
       }
       co_return Status();
     }, server::HealthChecks::kHealthz | server::HealthChecks::kReadyz);
+  } else {
+    // With a KMS v1 provider and no reload, kube checks each provider on its own: kms-provider-<i>.
+    for (size_t i = 0; i < kms_.size(); ++i) {
+      health.Add("kms-provider-" + std::to_string(i), [k = kms_[i]]() -> Task<Status> { co_return k->Check(); },
+                 server::HealthChecks::kHealthz | server::HealthChecks::kReadyz);
+    }
   }
   if (reloader_) {
     // The reload controller's post-start hook.

@@ -46,7 +46,7 @@ class ResourceTransformers;
 class ConfigReloader;
 }
 namespace capstan::storage::kms {
-class KmsV2Envelope;
+class KmsProvider;
 struct KmsMetrics;
 }
 
@@ -95,7 +95,7 @@ class StorageSetup {
 
  private:
   StorageSetup() = default;
-  // Builds KMS v2 providers (kept in kms_ for the health check).
+  // Builds KMS v1 and v2 providers (kept in kms_ for the health check).
   storage::transformers::KmsFactory KmsFactory();
 
   Options options_;
@@ -110,7 +110,7 @@ class StorageSetup {
   std::unique_ptr<storage::StorageCodec> codec_;
   // --encryption-provider-config-automatic-reload; declared after transformers_, which it updates.
   std::unique_ptr<storage::transformers::ConfigReloader> reloader_;
-  std::vector<std::shared_ptr<storage::kms::KmsV2Envelope>> kms_;  // KMS v2 providers of the start config
+  std::vector<std::shared_ptr<storage::kms::KmsProvider>> kms_;  // KMS providers of the start config
 };
 
 }  // namespace capstan::cmd

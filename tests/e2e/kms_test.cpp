@@ -141,5 +141,37 @@ TEST_F(KmsE2E, SecretsAreEnvelopeEncryptedAndReadsFailClosedWithoutThePlugin) {
   EXPECT_EQ(HttpStatusOf(GetUntil("/healthz/kms-providers", 200)), 200);
 }
 
+// KMS v1 (deprecated): refused without its gate, with kube's text; with --feature-gates=KMSv1=true,
+// secrets are stored in kube's v1 layout under "k8s:enc:kms:v1:<name>:" and the provider has its own
+// kms-provider-0 check, as kube names it when a v1 provider is in use.
+TEST_F(KmsE2E, KmsV1ActsBehindItsGate) {
+  WriteFile(dir_ + "/encryption.yaml",
+            "apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n"
+            "- resources: [secrets]\n  providers:\n  - kms:\n      apiVersion: v1\n      name: legacy\n"
+            "      cachesize: 100\n      endpoint: unix://" + dir_ + "/kms.sock\n      timeout: 2s\n  - identity: {}\n");
+  StartPlugin();
+  StartServer();
+  EXPECT_FALSE(server_->ok());
+  EXPECT_NE(server_->log().find("KMSv1 is deprecated and will only receive security updates going forward. Use KMSv2 "
+                                "instead.  Set --feature-gates=KMSv1=true to use the deprecated KMSv1 feature."),
+            std::string::npos)
+      << server_->log();
+  server_.reset();
+
+  StartServer({"--feature-gates=KMSv1=true"});
+  ASSERT_TRUE(server_->ok()) << server_->error() << server_->log();
+  auto created = server_->Kubectl({"create", "secret", "generic", "old-style", "--from-literal=password=hunter2"});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  std::string raw = Raw("/registry/secrets/default/old-style");
+  EXPECT_EQ(raw.rfind("k8s:enc:kms:v1:legacy:", 0), 0u) << raw.substr(0, 40);
+  EXPECT_EQ(raw.substr(24, 6), "key-1:") << "the DEK as the plugin encrypted it follows the length";
+  EXPECT_EQ(raw.find("hunter2"), std::string::npos);
+  EXPECT_EQ(raw.find("aHVudGVyMg=="), std::string::npos);
+  EXPECT_EQ(server_->Kubectl({"get", "secret", "old-style", "-o", "jsonpath={.data.password}"}).out, "aHVudGVyMg==");
+  std::string healthz = BodyOf(Get("/healthz?verbose"));
+  EXPECT_NE(healthz.find("[+]kms-provider-0 ok"), std::string::npos) << healthz;
+  EXPECT_EQ(healthz.find("kms-providers"), std::string::npos) << healthz;
+}
+
 }  // namespace
 }  // namespace capstan::e2e

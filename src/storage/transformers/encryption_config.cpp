@@ -13,6 +13,7 @@
 #include "storage/transformers/secretbox.h"
 #include "util/duration.h"
 #include "util/strings.h"
+#include "util/feature_gate.h"
 
 namespace capstan::storage::transformers {
 namespace {
@@ -178,6 +179,11 @@ void ParseKms(const json::value& body, const FieldPath& path, std::set<std::stri
   }
   if (o.contains("cachesize") && out.api_version != "v1") {
     errs.push_back(InvalidError(path.Child("cachesize"), o.at("cachesize"), "cachesize is not supported in v2"));
+  } else if (const json::value* c = o.if_contains("cachesize"); c && c->is_number()) {
+    out.cache_size = static_cast<int>(c->to_number<double>());
+    if (out.cache_size == 0) {
+      errs.push_back(InvalidError(path.Child("cachesize"), *c, "cachesize should be a positive value, or negative to disable"));
+    }
   }
   if (out.endpoint.empty()) {
     errs.push_back(InvalidError(path.Child("endpoint"), json::value(""), "endpoint is a mandatory field for a kms"));
@@ -343,7 +349,7 @@ StatusOr<std::map<GroupResource, std::shared_ptr<const Transformer>>> BuildTrans
         providers.push_back(ProviderEntry(p));
         continue;
       }
-      if (p.kms.api_version == "v1") {  // kube 1.32: only behind the KMSv1 gate, which Capstan does not serve
+      if (p.kms.api_version == "v1" && !features::Enabled("KMSv1")) {  // kube 1.32: v1 only behind its gate
         return ConfigError("KMSv1 is deprecated and will only receive security updates going forward. Use KMSv2 "
                            "instead.  Set --feature-gates=KMSv1=true to use the deprecated KMSv1 feature.");
       }
@@ -354,7 +360,7 @@ StatusOr<std::map<GroupResource, std::shared_ptr<const Transformer>>> BuildTrans
         if (!built.ok()) return built.TakeStatus();
         t = std::move(*built);
       }
-      providers.push_back({"k8s:enc:kms:v2:" + p.kms.name + ":", t});
+      providers.push_back({"k8s:enc:kms:" + p.kms.api_version + ":" + p.kms.name + ":", t});
     }
     for (const auto& name : rc.resources) {
       GroupResource gr = ParseGroupResource(name);

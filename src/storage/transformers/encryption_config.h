@@ -16,8 +16,9 @@
 // rotate by reordering (add the new key second, restart every replica, move it first, restart,
 // rewrite the objects, drop the old key); with --encryption-provider-config-automatic-reload each
 // step takes effect without a restart (storage/transformers/config_reloader.h). Validation follows kube's (same field paths and messages);
-// KMS v2 providers (kms: {apiVersion: v2, name, endpoint: unix://..., timeout}) are built by the
-// factory BuildTransformers is given (storage/transformers/kms/); KMS v1 is refused.
+// KMS providers (kms: {apiVersion: v2 or v1, name, endpoint: unix://..., timeout, v1's cachesize}) are
+// built by the factory BuildTransformers is given (storage/transformers/kms/); v1 only with the KMSv1
+// feature gate on, as kube 1.32.
 //
 // Thread-safety: the parsed config and built transformers are immutable.
 #pragma once
@@ -51,12 +52,13 @@ struct KeyConfig {
   std::string secret;  // base64, as written in the file
 };
 
-// A kms provider (kube's KMSConfiguration). Only apiVersion v2 is served (storage/transformers/kms/).
+// A kms provider (kube's KMSConfiguration), apiVersion v2, or v1 behind the KMSv1 gate.
 struct KmsConfig {
   std::string name;
   std::string api_version = "v1";  // kube's default
   std::string endpoint;            // unix:///path/to/socket
   std::chrono::nanoseconds timeout = std::chrono::seconds(3);
+  int cache_size = 1000;  // v1's cachesize (kube's default); negative: no DEK cache
 };
 
 struct ProviderConfig {
@@ -88,7 +90,7 @@ std::string EncryptionConfigHash(std::string_view data);
 // empty: an error).
 StatusOr<std::string> EncryptionConfigFileHash(const std::string& path);
 
-// Builds a kms provider's transformer (the part after "k8s:enc:kms:v2:<name>:"); one call per provider
+// Builds a kms provider's transformer (the part after "k8s:enc:kms:<v1|v2>:<name>:"); one call per provider
 // name, shared by the resources that list it.
 using KmsFactory = std::function<StatusOr<std::shared_ptr<const Transformer>>(const KmsConfig&)>;
 

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "storage/transformers/prefix_transformer.h"
+#include "util/feature_gate.h"
+
 namespace capstan::storage::transformers {
 namespace {
 
@@ -78,6 +81,22 @@ TEST(EncryptionConfig, KubesValidationMessages) {
   });
   EXPECT_EQ(v1.status().message(), "KMSv1 is deprecated and will only receive security updates going forward. Use KMSv2 "
                                    "instead.  Set --feature-gates=KMSv1=true to use the deprecated KMSv1 feature.");
+  // With the gate on, the factory builds it, with kube's default cachesize; 0 is refused.
+  EXPECT_EQ(kms->resources[0].providers[0].kms.cache_size, 1000);
+  ASSERT_EQ(features::MutableGates().Set({"KMSv1=true"}), "");
+  int built = 0;
+  auto on = BuildTransformers(*kms, [&](const KmsConfig& c) -> StatusOr<std::shared_ptr<const Transformer>> {
+    ++built;
+    EXPECT_EQ(c.api_version, "v1");
+    return EncryptCheckIdentity();
+  });
+  ASSERT_EQ(features::MutableGates().Set({"KMSv1=false"}), "");
+  EXPECT_TRUE(on.ok()) << on.status().message();
+  EXPECT_EQ(built, 1);
+  auto zero = ParseEncryptionConfig(
+      Config("[secrets]", "  - kms:\n      name: x\n      cachesize: 0\n      endpoint: unix:///k.sock\n"));
+  EXPECT_NE(zero.status().message().find("cachesize should be a positive value, or negative to disable"), std::string::npos)
+      << zero.status().message();
   auto v2 = ParseEncryptionConfig(Config("[secrets]", "  - kms:\n      apiVersion: v2\n      name: x\n      endpoint: "
                                                       "unix:///k.sock\n      timeout: 5s\n"));
   ASSERT_TRUE(v2.ok()) << v2.status().message();

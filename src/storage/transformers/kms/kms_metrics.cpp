@@ -18,6 +18,8 @@ KmsMetrics::KmsMetrics(MetricsRegistry& reg, std::string apiserver_id)
           "Number of records in data encryption key (DEK) source cache. On a restart, this value is an "
           "approximation of the number of decrypt RPC calls the server will make to the KMS plugin.",
           {"provider_name"})),
+      dek_cache_fill_percent(reg.NewGauge("apiserver_envelope_encryption_dek_cache_fill_percent",
+                                          "Percent of the cache slots currently occupied by cached DEKs.")),
       apiserver_id_hash(transformers::Sha256Label(apiserver_id)) {}
 
 void KmsMetrics::RecordKeyId(const char* transformation_type, const std::string& provider, const std::string& key_id) {

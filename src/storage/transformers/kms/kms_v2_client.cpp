@@ -2,22 +2,13 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "storage/transformers/kms/kms_grpc.h"
 #include "storage/transformers/kms/kms_metrics.h"
 #include "storage/transformers/kms/proto/kms_v2.grpc.pb.h"
 
 namespace capstan::storage::kms {
 
 namespace {
-
-// Reconnects within a second of a plugin (re)starting, instead of gRPC's default backoff of up to
-// two minutes; calls fail fast while it is down.
-std::shared_ptr<grpc::Channel> Channel(const std::string& endpoint) {
-  grpc::ChannelArguments args;
-  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 1000);  // also the least time a connect may take
-  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
-  return grpc::CreateCustomChannel(endpoint, grpc::InsecureChannelCredentials(), args);
-}
 
 class GrpcKmsV2Client : public KmsV2Client {
  public:
@@ -26,7 +17,7 @@ class GrpcKmsV2Client : public KmsV2Client {
       : timeout_(timeout),
         metrics_(metrics),
         provider_(std::move(provider)),
-        stub_(v2::KeyManagementService::NewStub(Channel(endpoint))) {}
+        stub_(v2::KeyManagementService::NewStub(PluginChannel(endpoint))) {}
 
   StatusOr<PluginStatus> Status() override {
     grpc::ClientContext ctx;
@@ -80,25 +71,9 @@ class GrpcKmsV2Client : public KmsV2Client {
     metrics_->latency.With({provider_, std::string("/v2.KeyManagementService/") + method, CodeName(st.error_code())})
         ->Observe(secs);
   }
-  void Deadline(grpc::ClientContext& ctx) {
-    ctx.set_deadline(std::chrono::system_clock::now() +
-                     std::chrono::duration_cast<std::chrono::system_clock::duration>(timeout_));
-  }
-  static capstan::Status Failed(const char* call, const grpc::Status& st) {
-    return capstan::Status(500, "InternalError",
-                           std::string("kms ") + call + " failed: rpc error: code = " + CodeName(st.error_code()) +
-                               " desc = " + st.error_message());
-  }
-  // Go's codes.Code String().
-  static std::string CodeName(grpc::StatusCode c) {
-    static const char* const kNames[] = {"OK",          "Canceled",          "Unknown",          "InvalidArgument",
-                                         "DeadlineExceeded", "NotFound",     "AlreadyExists",    "PermissionDenied",
-                                         "ResourceExhausted", "FailedPrecondition", "Aborted",   "OutOfRange",
-                                         "Unimplemented", "Internal",        "Unavailable",      "DataLoss",
-                                         "Unauthenticated"};
-    int i = static_cast<int>(c);
-    return i >= 0 && i < 17 ? kNames[i] : "Code(" + std::to_string(i) + ")";
-  }
+  void Deadline(grpc::ClientContext& ctx) { SetCallDeadline(ctx, timeout_); }
+  static capstan::Status Failed(const char* call, const grpc::Status& st) { return KmsCallFailed(call, st); }
+  static std::string CodeName(grpc::StatusCode c) { return GrpcCodeName(c); }
 
   const std::chrono::nanoseconds timeout_;
   KmsMetrics* metrics_;
@@ -107,6 +82,34 @@ class GrpcKmsV2Client : public KmsV2Client {
 };
 
 }  // namespace
+
+std::shared_ptr<grpc::Channel> PluginChannel(const std::string& endpoint) {
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 1000);  // also the least time a connect may take
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  return grpc::CreateCustomChannel(endpoint, grpc::InsecureChannelCredentials(), args);
+}
+
+void SetCallDeadline(grpc::ClientContext& ctx, std::chrono::nanoseconds timeout) {
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::duration_cast<std::chrono::system_clock::duration>(timeout));
+}
+
+std::string GrpcCodeName(grpc::StatusCode c) {
+  static const char* const kNames[] = {"OK",          "Canceled",          "Unknown",          "InvalidArgument",
+                                       "DeadlineExceeded", "NotFound",     "AlreadyExists",    "PermissionDenied",
+                                       "ResourceExhausted", "FailedPrecondition", "Aborted",   "OutOfRange",
+                                       "Unimplemented", "Internal",        "Unavailable",      "DataLoss",
+                                       "Unauthenticated"};
+  int i = static_cast<int>(c);
+  return i >= 0 && i < 17 ? kNames[i] : "Code(" + std::to_string(i) + ")";
+}
+
+capstan::Status KmsCallFailed(const char* call, const grpc::Status& st) {
+  return capstan::Status(500, "InternalError",
+                         std::string("kms ") + call + " failed: rpc error: code = " + GrpcCodeName(st.error_code()) +
+                             " desc = " + st.error_message());
+}
 
 std::unique_ptr<KmsV2Client> NewKmsV2Client(const std::string& endpoint, std::chrono::nanoseconds timeout,
                                             KmsMetrics* metrics, std::string provider) {

@@ -91,7 +91,11 @@ struct KmsV2Envelope::WriteState {
 };
 
 KmsV2Envelope::KmsV2Envelope(std::string name, std::unique_ptr<KmsV2Client> client, KmsMetrics* metrics, Ttls ttls)
-    : name_(std::move(name)), client_(std::move(client)), metrics_(metrics), ttls_(ttls) {
+    : name_(std::move(name)),
+      client_(std::move(client)),
+      metrics_(metrics),
+      ttls_(ttls),
+      check_(ttls.healthy_check, ttls.unhealthy_check) {
   capstan::Status st = Refresh();
   if (!st.ok()) LogWarn("KMS v2 plugin not ready, writes wait for it", {{"provider", name_}, {"error", st.message()}});
   poller_ = std::thread([this] { Poll(); });
@@ -148,17 +152,12 @@ capstan::Status KmsV2Envelope::Refresh() {
 }
 
 capstan::Status KmsV2Envelope::Check() {
-  std::lock_guard lock(check_mu_);
-  if (std::chrono::steady_clock::now() < check_valid_until_) return check_result_;
-  capstan::Status st = Refresh();
-  if (!st.ok()) {
-    st = Internal("failed to perform status section of the healthz check for KMS Provider " + name_ +
-                  ", error: " + st.message());
-  }
-  check_result_ = st;
-  // From when the answer came, as kube's lastResponse.received.
-  check_valid_until_ = std::chrono::steady_clock::now() + (st.ok() ? ttls_.healthy_check : ttls_.unhealthy_check);
-  return st;
+  return check_.Run([this] {
+    capstan::Status st = Refresh();
+    if (st.ok()) return st;
+    return Internal("failed to perform status section of the healthz check for KMS Provider " + name_ +
+                    ", error: " + st.message());
+  });
 }
 
 void KmsV2Envelope::CacheSourceLocked(const std::string& cache_key, std::string source) const {
@@ -258,14 +257,6 @@ StatusOr<std::string> KmsV2Envelope::FromStorage(std::string_view stored, std::s
   if (stale) *stale = !seeded || current.empty() || o.keyid() != current;
   if (metrics_) metrics_->RecordKeyId("from_storage", name_, o.keyid());
   return out;
-}
-
-transformers::KmsFactory KmsV2Factory(std::vector<std::shared_ptr<KmsV2Envelope>>* made, KmsMetrics* metrics) {
-  return [made, metrics](const transformers::KmsConfig& c) -> StatusOr<std::shared_ptr<const Transformer>> {
-    auto env = std::make_shared<KmsV2Envelope>(c.name, NewKmsV2Client(c.endpoint, c.timeout, metrics, c.name), metrics);
-    if (made) made->push_back(env);
-    return std::shared_ptr<const Transformer>(env);
-  };
 }
 
 }  // namespace capstan::storage::kms

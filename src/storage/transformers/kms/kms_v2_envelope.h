@@ -31,9 +31,9 @@
 #include <string>
 #include <thread>
 
-#include "storage/transformer.h"
 #include "storage/transformers/encryption_config.h"
 #include "storage/transformers/kms/kms_metrics.h"
+#include "storage/transformers/kms/kms_provider.h"
 #include "storage/transformers/kms/kms_v2_client.h"
 
 namespace capstan::storage::kms {
@@ -45,7 +45,7 @@ struct KmsV2Ttls {
   std::chrono::milliseconds unhealthy_check{std::chrono::seconds(3)};  // kmsPluginHealthzNegativeTTL
 };
 
-class KmsV2Envelope : public Transformer {
+class KmsV2Envelope : public KmsProvider {
  public:
   // A memory bound kube does not have: past it, the source that expires first makes room.
   static constexpr size_t kMaxCachedSources = 1000;
@@ -68,7 +68,8 @@ class KmsV2Envelope : public Transformer {
   capstan::Status Refresh();
   // The kms-providers health check of this provider: Refresh, with kube's message on failure; the
   // result is reused for the healthy or unhealthy TTL.
-  capstan::Status Check();
+  capstan::Status Check() override;
+  std::string_view api_version() const override { return "v2"; }
   std::string current_key_id() const;
 
  private:
@@ -91,16 +92,10 @@ class KmsV2Envelope : public Transformer {
   };
   mutable std::map<std::string, CachedSource> seeds_;  // guarded by mu_: by kube's cache key
   const Ttls ttls_;
-  std::mutex check_mu_;
-  std::chrono::steady_clock::time_point check_valid_until_;  // guarded by check_mu_
-  capstan::Status check_result_;                             // guarded by check_mu_
+  CachedCheck check_;
   std::condition_variable cv_;
   bool stopping_ = false;  // guarded by mu_
   std::thread poller_;
 };
-
-// The factory BuildTransformers takes: a KmsV2Envelope per kms provider (apiVersion v2), kept in
-// `made` too so the caller can health-check them; `metrics` (may be null) outlives them.
-transformers::KmsFactory KmsV2Factory(std::vector<std::shared_ptr<KmsV2Envelope>>* made, KmsMetrics* metrics);
 
 }  // namespace capstan::storage::kms

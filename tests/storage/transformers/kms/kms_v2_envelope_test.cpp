@@ -5,8 +5,6 @@
 #include "storage/transformers/kms/kms_v2_envelope.h"
 
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -14,36 +12,11 @@
 #include <sstream>
 #include <thread>
 
+#include "plugin_process.h"
 #include "storage/transformers/kms/proto/kms_v2_encrypted_object.pb.h"
 
 namespace capstan::storage::kms {
 namespace {
-
-class Plugin {
- public:
-  Plugin(std::string socket, std::string key_file, std::string log) : socket_(socket) {
-    pid_ = fork();
-    if (pid_ == 0) {
-      execl(TEST_KMS_PLUGIN, TEST_KMS_PLUGIN, socket.c_str(), key_file.c_str(), "--log", log.c_str(), nullptr);
-      _exit(127);
-    }
-    for (int i = 0; i < 500 && !std::filesystem::exists(socket_); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  }
-  ~Plugin() { Stop(); }
-  void Stop() {
-    if (pid_ <= 0) return;
-    kill(pid_, SIGKILL);
-    waitpid(pid_, nullptr, 0);
-    pid_ = -1;
-    std::filesystem::remove(socket_);
-  }
-
- private:
-  std::string socket_;
-  pid_t pid_ = -1;
-};
 
 class KmsV2EnvelopeTest : public ::testing::Test {
  protected:
@@ -64,12 +37,7 @@ class KmsV2EnvelopeTest : public ::testing::Test {
     return std::make_unique<KmsV2Envelope>("test", NewKmsV2Client("unix://" + dir_ + "/kms.sock", std::chrono::seconds(2)),
                                            nullptr, ttls);
   }
-  int Calls(const std::string& prefix) {
-    std::ifstream in(dir_ + "/calls.log");
-    int n = 0;
-    for (std::string l; std::getline(in, l);) n += l.rfind(prefix, 0) == 0;
-    return n;
-  }
+  int Calls(const std::string& prefix) { return CallCount(dir_ + "/calls.log", prefix); }
 
   std::string dir_;
   std::unique_ptr<Plugin> plugin_;
