@@ -21,31 +21,27 @@ capstan::Status Internal(std::string message) { return capstan::Status(500, "Int
 class KmsV1Client {
  public:
   KmsV1Client(const transformers::KmsConfig& c, KmsMetrics* metrics)
-      : timeout_(c.timeout), metrics_(metrics), provider_(c.name),
+      : call_("v1beta1.KeyManagementService", c.name, c.timeout, metrics),
         stub_(v1beta1::KeyManagementService::NewStub(PluginChannel(c.endpoint))) {}
 
   StatusOr<std::string> Encrypt(const std::string& plain) {
     if (capstan::Status st = CheckVersion(); !st.ok()) return st;
-    grpc::ClientContext ctx;
-    SetCallDeadline(ctx, timeout_);
     v1beta1::EncryptRequest req;
     req.set_version(kApiVersion);
     req.set_plain(plain);
     v1beta1::EncryptResponse resp;
-    grpc::Status st = Timed("Encrypt", [&] { return stub_->Encrypt(&ctx, req, &resp); });
+    grpc::Status st = call_("Encrypt", [&](grpc::ClientContext* ctx) { return stub_->Encrypt(ctx, req, &resp); });
     if (!st.ok()) return KmsCallFailed("Encrypt", st);
     return resp.cipher();
   }
 
   StatusOr<std::string> Decrypt(const std::string& cipher) {
     if (capstan::Status st = CheckVersion(); !st.ok()) return st;
-    grpc::ClientContext ctx;
-    SetCallDeadline(ctx, timeout_);
     v1beta1::DecryptRequest req;
     req.set_version(kApiVersion);
     req.set_cipher(cipher);
     v1beta1::DecryptResponse resp;
-    grpc::Status st = Timed("Decrypt", [&] { return stub_->Decrypt(&ctx, req, &resp); });
+    grpc::Status st = call_("Decrypt", [&](grpc::ClientContext* ctx) { return stub_->Decrypt(ctx, req, &resp); });
     if (!st.ok()) return KmsCallFailed("Decrypt", st);
     return resp.plain();
   }
@@ -54,12 +50,10 @@ class KmsV1Client {
   capstan::Status CheckVersion() {
     std::lock_guard lock(version_mu_);
     if (version_checked_) return capstan::Status();
-    grpc::ClientContext ctx;
-    SetCallDeadline(ctx, timeout_);
     v1beta1::VersionRequest req;
     req.set_version(kApiVersion);
     v1beta1::VersionResponse resp;
-    grpc::Status st = Timed("Version", [&] { return stub_->Version(&ctx, req, &resp); });
+    grpc::Status st = call_("Version", [&](grpc::ClientContext* ctx) { return stub_->Version(ctx, req, &resp); });
     if (!st.ok()) {
       return Internal("failed get version from remote KMS provider: rpc error: code = " + GrpcCodeName(st.error_code()) +
                       " desc = " + st.error_message());
@@ -71,21 +65,7 @@ class KmsV1Client {
     return capstan::Status();
   }
 
-  template <class F>
-  grpc::Status Timed(const char* method, F call) {
-    auto start = std::chrono::steady_clock::now();
-    grpc::Status st = call();
-    if (metrics_) {
-      double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      metrics_->latency.With({provider_, std::string("/v1beta1.KeyManagementService/") + method, GrpcCodeName(st.error_code())})
-          ->Observe(secs);
-    }
-    return st;
-  }
-
-  const std::chrono::nanoseconds timeout_;
-  KmsMetrics* metrics_;
-  const std::string provider_;
+  const PluginCaller call_;
   std::unique_ptr<v1beta1::KeyManagementService::Stub> stub_;
   std::mutex version_mu_;
   bool version_checked_ = false;  // guarded by version_mu_
@@ -169,18 +149,24 @@ StatusOr<std::string> KmsV1Envelope::FromStorage(std::string_view stored, std::s
     dek = *plain;
     CacheKey(encrypted, *dek);
   }
-  bool inner_stale = false;
-  auto out = transformers::NewAesCbcTransformer(*dek)->FromStorage(stored.substr(2 + n), key, &inner_stale);
-  if (out.ok() && stale) *stale = false;
-  return out;
+  // kube's v1 envelope never reports a value stale: a rotated KMS key is the plugin's business.
+  if (stale) *stale = false;
+  return transformers::NewAesCbcTransformer(*dek)->FromStorage(stored.substr(2 + n), key, nullptr);
 }
 
 capstan::Status KmsV1Envelope::Check() {
+  // kube's kmsPluginProbe: an Encrypt of "ping", then a Decrypt of what it returned.
   return check_.Run([this] {
-    capstan::Status st = client_->Encrypt("ping").status();
-    if (st.ok()) return st;
-    return Internal("failed to perform encrypt section of the healthz check for KMS Provider " + name_ + ", error: " +
-                    st.message());
+    auto cipher = client_->Encrypt("ping");
+    if (!cipher.ok()) {
+      return Internal("failed to perform encrypt section of the healthz check for KMS Provider " + name_ +
+                      ", error: " + cipher.status().message());
+    }
+    if (auto plain = client_->Decrypt(*cipher); !plain.ok()) {
+      return Internal("failed to perform decrypt section of the healthz check for KMS Provider " + name_ +
+                      ", error: " + plain.status().message());
+    }
+    return capstan::Status();
   });
 }
 

@@ -14,34 +14,24 @@ class GrpcKmsV2Client : public KmsV2Client {
  public:
   GrpcKmsV2Client(const std::string& endpoint, std::chrono::nanoseconds timeout, KmsMetrics* metrics,
                   std::string provider)
-      : timeout_(timeout),
-        metrics_(metrics),
-        provider_(std::move(provider)),
+      : call_("v2.KeyManagementService", std::move(provider), timeout, metrics),
         stub_(v2::KeyManagementService::NewStub(PluginChannel(endpoint))) {}
 
   StatusOr<PluginStatus> Status() override {
-    grpc::ClientContext ctx;
-    Deadline(ctx);
     v2::StatusRequest req;
     v2::StatusResponse resp;
-    auto start = std::chrono::steady_clock::now();
-    grpc::Status st = stub_->Status(&ctx, req, &resp);
-    Record("Status", start, st);
-    if (!st.ok()) return Failed("Status", st);
+    grpc::Status st = call_("Status", [&](grpc::ClientContext* ctx) { return stub_->Status(ctx, req, &resp); });
+    if (!st.ok()) return KmsCallFailed("Status", st);
     return PluginStatus{resp.version(), resp.healthz(), resp.key_id()};
   }
 
   StatusOr<EncryptResult> Encrypt(const std::string& uid, const std::string& plaintext) override {
-    grpc::ClientContext ctx;
-    Deadline(ctx);
     v2::EncryptRequest req;
     req.set_uid(uid);
     req.set_plaintext(plaintext);
     v2::EncryptResponse resp;
-    auto start = std::chrono::steady_clock::now();
-    grpc::Status st = stub_->Encrypt(&ctx, req, &resp);
-    Record("Encrypt", start, st);
-    if (!st.ok()) return Failed("Encrypt", st);
+    grpc::Status st = call_("Encrypt", [&](grpc::ClientContext* ctx) { return stub_->Encrypt(ctx, req, &resp); });
+    if (!st.ok()) return KmsCallFailed("Encrypt", st);
     EncryptResult out{resp.ciphertext(), resp.key_id(), {}};
     for (const auto& [k, v] : resp.annotations()) out.annotations[k] = v;
     return out;
@@ -49,35 +39,19 @@ class GrpcKmsV2Client : public KmsV2Client {
 
   StatusOr<std::string> Decrypt(const std::string& uid, const std::string& ciphertext, const std::string& key_id,
                                 const std::map<std::string, std::string>& annotations) override {
-    grpc::ClientContext ctx;
-    Deadline(ctx);
     v2::DecryptRequest req;
     req.set_uid(uid);
     req.set_ciphertext(ciphertext);
     req.set_key_id(key_id);
     for (const auto& [k, v] : annotations) (*req.mutable_annotations())[k] = v;
     v2::DecryptResponse resp;
-    auto start = std::chrono::steady_clock::now();
-    grpc::Status st = stub_->Decrypt(&ctx, req, &resp);
-    Record("Decrypt", start, st);
-    if (!st.ok()) return Failed("Decrypt", st);
+    grpc::Status st = call_("Decrypt", [&](grpc::ClientContext* ctx) { return stub_->Decrypt(ctx, req, &resp); });
+    if (!st.ok()) return KmsCallFailed("Decrypt", st);
     return resp.plaintext();
   }
 
  private:
-  void Record(const char* method, std::chrono::steady_clock::time_point start, const grpc::Status& st) {
-    if (!metrics_) return;
-    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    metrics_->latency.With({provider_, std::string("/v2.KeyManagementService/") + method, CodeName(st.error_code())})
-        ->Observe(secs);
-  }
-  void Deadline(grpc::ClientContext& ctx) { SetCallDeadline(ctx, timeout_); }
-  static capstan::Status Failed(const char* call, const grpc::Status& st) { return KmsCallFailed(call, st); }
-  static std::string CodeName(grpc::StatusCode c) { return GrpcCodeName(c); }
-
-  const std::chrono::nanoseconds timeout_;
-  KmsMetrics* metrics_;
-  const std::string provider_;
+  const PluginCaller call_;
   std::unique_ptr<v2::KeyManagementService::Stub> stub_;
 };
 
@@ -91,8 +65,11 @@ std::shared_ptr<grpc::Channel> PluginChannel(const std::string& endpoint) {
   return grpc::CreateCustomChannel(endpoint, grpc::InsecureChannelCredentials(), args);
 }
 
-void SetCallDeadline(grpc::ClientContext& ctx, std::chrono::nanoseconds timeout) {
-  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::duration_cast<std::chrono::system_clock::duration>(timeout));
+void PluginCaller::Observe(const char* method, std::chrono::steady_clock::time_point start,
+                           const grpc::Status& st) const {
+  if (!metrics_) return;
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  metrics_->latency.With({provider_, "/" + service_ + "/" + method, GrpcCodeName(st.error_code())})->Observe(secs);
 }
 
 std::string GrpcCodeName(grpc::StatusCode c) {

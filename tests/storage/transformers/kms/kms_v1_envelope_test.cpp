@@ -118,7 +118,9 @@ TEST_F(KmsV1EnvelopeTest, DamagedValuesAndAMissingPluginFailClosed) {
 
 TEST_F(KmsV1EnvelopeTest, AHealthyCheckIsKeptForItsTtl) {
   KmsV1Envelope env(Config(), nullptr, std::chrono::seconds(60), std::chrono::seconds(60));
+  const int decrypts = Calls("V1Decrypt");
   ASSERT_TRUE(env.Check().ok());
+  EXPECT_EQ(Calls("V1Decrypt") - decrypts, 1);  // kube's probe decrypts what its ping encrypted
   const int encrypts = Calls("V1Encrypt");
   plugin_->Stop();
   EXPECT_TRUE(env.Check().ok());
