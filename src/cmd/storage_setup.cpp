@@ -45,8 +45,43 @@ std::string ApiServerId() {
 
 StorageSetup::~StorageSetup() = default;
 
-storage::transformers::KmsFactory StorageSetup::KmsFactory() {
-  return storage::kms::KmsProviderFactory(&kms_, kms_metrics_.get());
+namespace {
+
+using KmsProviderList = std::vector<std::shared_ptr<storage::kms::KmsProvider>>;
+
+// kube's kms-providers check: the first provider whose check fails.
+Status CheckKms(const KmsProviderList& providers) {
+  for (const auto& k : providers) {
+    if (Status st = k->Check(); !st.ok()) return st;
+  }
+  return Status();
+}
+
+}  // namespace
+
+storage::transformers::KmsFactory StorageSetup::KmsFactory(KmsProviderList* made) {
+  return storage::kms::KmsProviderFactory(made, kms_metrics_.get());
+}
+
+storage::transformers::ReloadBuilder StorageSetup::ReloadBuilder() {
+  namespace tr = storage::transformers;
+  return [this](const tr::EncryptionConfig& config) -> StatusOr<tr::ReloadCandidate> {
+    auto made = std::make_shared<KmsProviderList>();
+    auto built = tr::BuildTransformers(config, KmsFactory(made.get()));
+    if (!built.ok()) return built.TakeStatus();
+    tr::ReloadCandidate out{std::move(*built), nullptr, nullptr};
+    if (!made->empty()) out.health = [made] { return CheckKms(*made); };
+    out.activate = [this, made] {
+      std::lock_guard lock(kms_mu_);
+      kms_ = *made;
+    };
+    return out;
+  };
+}
+
+KmsProviderList StorageSetup::KmsProviders() const {
+  std::lock_guard lock(kms_mu_);
+  return kms_;
 }
 
 StatusOr<std::unique_ptr<StorageSetup>> StorageSetup::Open(const Options& o, MetricsRegistry& metrics,
@@ -71,14 +106,16 @@ StatusOr<std::unique_ptr<StorageSetup>> StorageSetup::Open(const Options& o, Met
     auto config = tr::LoadEncryptionConfig(o.encryption_provider_config, &hash);
     if (!config.ok()) return Status(400, "BadRequest", config.status().message());
     s->kms_metrics_ = std::make_unique<storage::kms::KmsMetrics>(metrics, ApiServerId());
-    auto built = tr::BuildTransformers(*config, s->KmsFactory());
+    auto built = tr::BuildTransformers(*config, s->KmsFactory(&s->kms_));
     if (!built.ok()) return Status(400, "BadRequest", "error while building transformers: " + built.status().message());
     s->transformers_ = std::make_unique<tr::ResourceTransformers>(std::move(*built), o.etcd_prefix);
     LogInfo("encryption at rest configured", {{"config", o.encryption_provider_config},
                                               {"automaticReload", o.encryption_provider_config_automatic_reload}});
     if (o.encryption_provider_config_automatic_reload) {
+      tr::ConfigReloaderOptions ro;
+      ro.build = s->ReloadBuilder();
       s->reloader_ = std::make_unique<tr::ConfigReloader>(*s->transformers_, o.encryption_provider_config, hash,
-                                                          ApiServerId(), metrics);
+                                                          ApiServerId(), metrics, std::move(ro));
       s->reloader_->Start();
     }
   }
@@ -150,13 +187,9 @@ void StorageSetup::AddHealthChecks(server::HealthChecks& health, storage::Backen
   const bool v1_used = std::any_of(kms_.begin(), kms_.end(), [](const auto& k) { return k->api_version() == "v1"; });
   if (reloader_ || (!kms_.empty() && !v1_used)) {
     // kube's kms-providers check (with automatic reload, or KMS v2 providers only): each plugin's
-    // check, in /healthz and /readyz. TODO: the providers of a reloaded configuration.
-    health.Add("kms-providers", [this]() -> Task<Status> {
-      for (const auto& k : kms_) {
-        if (Status st = k->Check(); !st.ok()) co_return st;
-      }
-      co_return Status();
-    }, server::HealthChecks::kHealthz | server::HealthChecks::kReadyz);
+    // check (with reload, of the configuration in effect), in /healthz and /readyz.
+    health.Add("kms-providers", [this]() -> Task<Status> { co_return CheckKms(KmsProviders()); },
+               server::HealthChecks::kHealthz | server::HealthChecks::kReadyz);
   } else {
     // With a KMS v1 provider and no reload, kube checks each provider on its own: kms-provider-<i>.
     for (size_t i = 0; i < kms_.size(); ++i) {

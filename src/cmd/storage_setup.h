@@ -20,6 +20,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "apimachinery/status.h"
@@ -31,6 +32,7 @@
 #include "storage/size_monitor.h"
 #include "storage/storage_codec.h"
 #include "storage/transformer.h"
+#include "storage/transformers/config_reloader.h"
 #include "storage/transformers/encryption_config.h"
 #include "util/metrics.h"
 
@@ -95,8 +97,12 @@ class StorageSetup {
 
  private:
   StorageSetup() = default;
-  // Builds KMS v1 and v2 providers (kept in kms_ for the health check).
-  storage::transformers::KmsFactory KmsFactory();
+  // Builds KMS v1 and v2 providers, each kept in `made` too (for the health check).
+  storage::transformers::KmsFactory KmsFactory(std::vector<std::shared_ptr<storage::kms::KmsProvider>>* made);
+  // The reloader's builder: the new file's transformers with its KMS providers, whose kms-providers
+  // check becomes the one /healthz runs once the file is in effect.
+  storage::transformers::ReloadBuilder ReloadBuilder();
+  std::vector<std::shared_ptr<storage::kms::KmsProvider>> KmsProviders() const;
 
   Options options_;
   std::unique_ptr<storage::Backend> backend_;
@@ -110,7 +116,8 @@ class StorageSetup {
   std::unique_ptr<storage::StorageCodec> codec_;
   // --encryption-provider-config-automatic-reload; declared after transformers_, which it updates.
   std::unique_ptr<storage::transformers::ConfigReloader> reloader_;
-  std::vector<std::shared_ptr<storage::kms::KmsProvider>> kms_;  // KMS providers of the start config
+  mutable std::mutex kms_mu_;
+  std::vector<std::shared_ptr<storage::kms::KmsProvider>> kms_;  // of the config in effect; guarded by kms_mu_
 };
 
 }  // namespace capstan::cmd

@@ -141,6 +141,56 @@ TEST_F(KmsE2E, SecretsAreEnvelopeEncryptedAndReadsFailClosedWithoutThePlugin) {
   EXPECT_EQ(HttpStatusOf(GetUntil("/healthz/kms-providers", 200)), 200);
 }
 
+// --encryption-provider-config-automatic-reload with KMS: a file that adds a KMS provider while the
+// server runs builds it (new secrets are envelope-encrypted, kms-providers checks the new plugin); a
+// file whose new provider never becomes healthy is not taken (a failure in the reload metric after
+// kube's grace period of at least 10 s), and the configuration in effect stays.
+TEST_F(KmsE2E, AReloadedConfigurationBuildsItsKmsProviders) {
+  const std::string head = "apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n"
+                           "- resources: [secrets]\n  providers:\n";
+  auto kms = [&](const std::string& name) {
+    return "  - kms:\n      apiVersion: v2\n      name: " + name + "\n      endpoint: unix://" + dir_ + "/" + name +
+           ".sock\n      timeout: 1s\n";
+  };
+  WriteFile(dir_ + "/encryption.yaml", head + "  - identity: {}\n");
+  StartPlugin();  // serves dir_/kms.sock: the provider named "kms"
+  StartServer({"--encryption-provider-config-automatic-reload"});
+  ASSERT_TRUE(server_->ok()) << server_->error() << server_->log();
+  auto reloads = [&](const std::string& status) {
+    return MetricSample(BodyOf(Get("/metrics")), "apiserver_encryption_config_controller_automatic_reloads_total",
+                        {"status=\"" + status + "\""})
+        .value_or(0);
+  };
+  auto wait_reloads = [&](const std::string& status) {
+    for (int i = 0; i < 300 && reloads(status) < 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    return reloads(status);
+  };
+  ASSERT_EQ(server_->Kubectl({"create", "secret", "generic", "before", "--from-literal=v=plain1"}).exit_code, 0);
+  EXPECT_NE(Raw("/registry/secrets/default/before").find("plain1"), std::string::npos);
+
+  WriteFile(dir_ + "/encryption.yaml", head + kms("kms") + "  - identity: {}\n");
+  ASSERT_EQ(wait_reloads("success"), 1) << server_->log();
+  ASSERT_EQ(server_->Kubectl({"create", "secret", "generic", "after", "--from-literal=v=plain2"}).exit_code, 0);
+  std::string raw = Raw("/registry/secrets/default/after");
+  EXPECT_EQ(raw.rfind("k8s:enc:kms:v2:kms:", 0), 0u) << raw.substr(0, 40);
+  EXPECT_EQ(raw.find("plain2"), std::string::npos);
+  EXPECT_EQ(server_->Kubectl({"get", "secret", "before", "-o", "jsonpath={.data.v}"}).out, "cGxhaW4x");
+  EXPECT_EQ(server_->Kubectl({"get", "secret", "after", "-o", "jsonpath={.data.v}"}).out, "cGxhaW4y");
+
+  // A provider with no plugin behind it: the file is not taken.
+  WriteFile(dir_ + "/encryption.yaml", head + kms("absent") + kms("kms") + "  - identity: {}\n");
+  ASSERT_EQ(wait_reloads("failure"), 1) << server_->log();
+  EXPECT_NE(server_->log().find("health check for new transformers failed"), std::string::npos) << server_->log();
+  ASSERT_EQ(server_->Kubectl({"create", "secret", "generic", "later", "--from-literal=v=plain3"}).exit_code, 0);
+  EXPECT_EQ(Raw("/registry/secrets/default/later").rfind("k8s:enc:kms:v2:kms:", 0), 0u);
+  EXPECT_EQ(HttpStatusOf(Get("/healthz/kms-providers")), 200);
+
+  // kms-providers checks the plugin of the configuration in effect: without it, the check fails once
+  // its last healthy result (kept 20 s) has expired.
+  StopPlugin();
+  EXPECT_EQ(HttpStatusOf(GetUntil("/healthz/kms-providers", 500, 300)), 500);
+}
+
 // KMS v1 (deprecated): refused without its gate, with kube's text; with --feature-gates=KMSv1=true,
 // secrets are stored in kube's v1 layout under "k8s:enc:kms:v1:<name>:" and the provider has its own
 // kms-provider-0 check, as kube names it when a v1 provider is in use.

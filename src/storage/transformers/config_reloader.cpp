@@ -10,6 +10,7 @@ namespace {
 
 constexpr std::chrono::milliseconds kFirstRetry{5};   // workqueue.DefaultTypedControllerRateLimiter
 constexpr std::chrono::milliseconds kMaxRetry{1000 * 1000};
+constexpr std::chrono::milliseconds kHealthPoll{100};  // validateNewTransformersHealth's interval
 
 }  // namespace
 
@@ -17,10 +18,10 @@ std::string ApiServerIdHash(const std::string& id) { return Sha256Label(id); }
 
 ConfigReloader::ConfigReloader(ResourceTransformers& target, std::string path, std::string loaded_hash,
                                std::string apiserver_id, MetricsRegistry& metrics,
-                               std::chrono::milliseconds poll_interval)
+                               ConfigReloaderOptions options)
     : target_(target),
       path_(std::move(path)),
-      poll_interval_(poll_interval),
+      options_(std::move(options)),
       metrics_(metrics, "encryption",
                "Total number of reload successes and failures of encryption configuration split by apiserver identity.",
                "Timestamp of the last successful or failed automatic reload of encryption configuration split by "
@@ -33,6 +34,40 @@ ConfigReloader::~ConfigReloader() { Stop(); }
 double ConfigReloader::reloads(const std::string& status) const { return metrics_.Count(status); }
 
 void ConfigReloader::Record(const char* status) { metrics_.Record(status); }
+
+std::chrono::nanoseconds KmsGracePeriod(const EncryptionConfig& config) {
+  std::chrono::nanoseconds sum{0};
+  for (const auto& r : config.resources) {
+    for (const auto& p : r.providers) {
+      if (p.type == "kms") sum += p.kms.api_version == "v1" ? 2 * p.kms.timeout : p.kms.timeout;
+    }
+  }
+  return 2 * sum;
+}
+
+StatusOr<ReloadCandidate> ConfigReloader::Build(const EncryptionConfig& config) const {
+  if (options_.build) return options_.build(config);
+  auto built = BuildTransformers(config);
+  if (!built.ok()) return built.TakeStatus();
+  return ReloadCandidate{std::move(*built), nullptr, nullptr};
+}
+
+Status ConfigReloader::WaitHealthy(const ReloadCandidate& candidate, std::chrono::nanoseconds grace) const {
+  if (!candidate.health) return Status();
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::max<std::chrono::nanoseconds>(grace, options_.min_kms_grace);
+  for (;;) {
+    Status st = candidate.health();
+    if (st.ok()) return st;
+    if (std::chrono::steady_clock::now() + kHealthPoll >= deadline) {
+      return Status(500, "InternalError",
+                    "health check for new transformers failed, polling error timed out waiting for the condition: " +
+                        st.message());
+    }
+    std::unique_lock lock(mu_);
+    if (cv_.wait_for(lock, kHealthPoll, [&] { return stopping_; })) return Status(500, "InternalError", "stopping");
+  }
+}
 
 ConfigReloader::Outcome ConfigReloader::CheckOnce() {
   std::lock_guard lock(check_mu_);
@@ -50,11 +85,14 @@ ConfigReloader::Outcome ConfigReloader::CheckOnce() {
     } else if (loaded == loaded_hash_) {
       return Outcome::kUnchanged;  // changed back between the two reads
     } else {
-      auto built = BuildTransformers(*config);
+      auto built = Build(*config);
       if (!built.ok()) {
         error = Status(400, "BadRequest", "error while building transformers: " + built.status().message());
+      } else if (Status health = WaitHealthy(*built, KmsGracePeriod(*config)); !health.ok()) {
+        error = health;
       } else {
-        target_.Set(std::move(*built));
+        target_.Set(std::move(built->transformers));
+        if (built->activate) built->activate();
         loaded_hash_ = loaded;
         Record("success");
         LogInfo("loaded new encryption config content", {{"path", path_}});
@@ -87,7 +125,7 @@ void ConfigReloader::Run() {
     lock.unlock();
     Outcome outcome = CheckOnce();
     lock.lock();
-    auto wait = poll_interval_;
+    auto wait = options_.poll_interval;
     if (outcome == Outcome::kFailed) {
       wait = std::min(wait, retry);
       retry = std::min(retry * 2, kMaxRetry);

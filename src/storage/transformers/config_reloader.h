@@ -1,8 +1,8 @@
 // storage/transformers/config_reloader.h: --encryption-provider-config-automatic-reload, kube's
 // DynamicEncryptionConfigContent controller.
 //
-// A thread checks the file every poll interval (kube: one minute; Capstan: kDefaultPollInterval, so a
-// rotation step takes effect within seconds). It compares the hash of the file's bytes with the hash of
+// A thread checks the file every poll interval (kube: one minute; Capstan: 2 s, so a rotation step
+// takes effect within seconds). It compares the hash of the file's bytes with the hash of
 // the configuration in effect; when they differ it parses, validates and builds the new providers and
 // swaps them into the ResourceTransformers at once: new writes use the new first provider, and reads
 // work for every key the new file still lists (a key that was removed no longer decrypts, as in kube).
@@ -14,14 +14,19 @@
 //   apiserver_encryption_config_controller_automatic_reload_last_timestamp_seconds{status, apiserver_id_hash}
 // with status "success" or "failure" and apiserver_id_hash "sha256:<hex of the API server ID>". (kube's
 // automatic_reload_success_total and _failures_total were deprecated in 1.30 and are hidden in 1.32.)
-// Capstan has no KMS providers, so kube's "kms-providers" health check, which reports the KMS plugins
-// of the configuration in effect, always passes; an invalid file does not fail it in kube either.
+// KMS providers of the new file are built by the ReloadBuilder (storage_setup's builds KMS v1 and v2
+// providers; the default builds none, so a kms provider fails the reload). As kube's
+// validateNewTransformersHealth, the new configuration takes effect only once its KMS health check
+// passes, polled every 100 ms for the KMS grace period (2 x the sum of the providers' timeouts, v1's
+// counted twice; at least 10 s); until then, and if it never passes, the old one stays in effect. An
+// invalid file does not fail the kms-providers check, in kube either.
 //
 // Thread-safety: CheckOnce is serialized with the thread; Start/Stop from one thread.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -31,14 +36,34 @@
 
 namespace capstan::storage::transformers {
 
+// What a valid file builds before it takes effect.
+struct ReloadCandidate {
+  ResourceTransformers::ByResource transformers;
+  // The new configuration's kms-providers check; null when it has no KMS provider.
+  std::function<Status()> health;
+  // Called once the configuration is in effect; may be null.
+  std::function<void()> activate;
+};
+using ReloadBuilder = std::function<StatusOr<ReloadCandidate>(const EncryptionConfig&)>;
+
+// kube's KMSCloseGracePeriod of a configuration: 2 x the sum of its KMS timeouts (v1's twice, its
+// health check being an Encrypt and a Decrypt).
+std::chrono::nanoseconds KmsGracePeriod(const EncryptionConfig& config);
+
+struct ConfigReloaderOptions {
+  std::chrono::milliseconds poll_interval{2000};  // kube: one minute
+  // The least time a new configuration's KMS health check is given (kube's minKMSPluginCloseGracePeriod).
+  std::chrono::milliseconds min_kms_grace{10000};
+  ReloadBuilder build;  // null: BuildTransformers without KMS
+};
+
 class ConfigReloader {
  public:
-  static constexpr std::chrono::milliseconds kDefaultPollInterval{2000};
   enum class Outcome { kUnchanged, kReloaded, kFailed };
 
   // `loaded_hash`: the hash of the configuration `target` was built from.
   ConfigReloader(ResourceTransformers& target, std::string path, std::string loaded_hash, std::string apiserver_id,
-                 MetricsRegistry& metrics, std::chrono::milliseconds poll_interval = kDefaultPollInterval);
+                 MetricsRegistry& metrics, ConfigReloaderOptions options = {});
   ~ConfigReloader();
   ConfigReloader(const ConfigReloader&) = delete;
   ConfigReloader& operator=(const ConfigReloader&) = delete;
@@ -54,15 +79,18 @@ class ConfigReloader {
  private:
   void Run();
   void Record(const char* status);
+  StatusOr<ReloadCandidate> Build(const EncryptionConfig& config) const;
+  // Polls the candidate's health check until it passes, the grace period ends, or Stop.
+  Status WaitHealthy(const ReloadCandidate& candidate, std::chrono::nanoseconds grace) const;
 
   ResourceTransformers& target_;
   const std::string path_;
-  const std::chrono::milliseconds poll_interval_;
+  const ConfigReloaderOptions options_;
   ConfigReloadMetrics metrics_;
   std::mutex check_mu_;       // one check at a time
   std::string loaded_hash_;   // guarded by check_mu_
   mutable std::mutex mu_;
-  std::condition_variable cv_;
+  mutable std::condition_variable cv_;
   bool stopping_ = false;     // guarded by mu_
   bool started_ = false;      // guarded by mu_
   std::thread thread_;

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <thread>
 
+#include "storage/transformers/aes.h"
 #include "util/strings.h"
 
 namespace capstan::storage::transformers {
@@ -41,8 +42,30 @@ class ConfigReloaderTest : public ::testing::Test {
     auto built = BuildTransformers(*c);
     ASSERT_TRUE(built.ok());
     transformers_ = std::make_unique<ResourceTransformers>(std::move(*built), "/registry");
-    reloader_ = std::make_unique<ConfigReloader>(*transformers_, path_, hash, "apiserver-abc", metrics_,
-                                                 std::chrono::milliseconds(5));
+    hash_ = hash;
+    StartReloader({});
+  }
+  void StartReloader(ConfigReloaderOptions options) {
+    options.poll_interval = std::chrono::milliseconds(5);
+    reloader_ = std::make_unique<ConfigReloader>(*transformers_, path_, hash_, "apiserver-abc", metrics_,
+                                                 std::move(options));
+  }
+  // A builder whose KMS providers are AES-GCM under a fixed key and whose health check answers
+  // `health` (counting its calls in health_calls_); activations are counted in activations_.
+  ReloadBuilder KmsBuilder(std::function<Status()> health) {
+    return [this, health](const EncryptionConfig& c) -> StatusOr<ReloadCandidate> {
+      KmsFactory kms = [](const KmsConfig&) -> StatusOr<std::shared_ptr<const Transformer>> {
+        return std::shared_ptr<const Transformer>(NewAesGcmTransformer(std::string(32, 'k')));
+      };
+      auto built = BuildTransformers(c, kms);
+      if (!built.ok()) return built.TakeStatus();
+      return ReloadCandidate{std::move(*built),
+                             [this, health] {
+                               ++health_calls_;
+                               return health();
+                             },
+                             [this] { ++activations_; }};
+    };
   }
   void TearDown() override {
     reloader_.reset();
@@ -68,7 +91,8 @@ class ConfigReloaderTest : public ::testing::Test {
     return n;
   }
 
-  std::string dir_, path_;
+  std::string dir_, path_, hash_;
+  int health_calls_ = 0, activations_ = 0;
   MetricsRegistry metrics_;
   std::unique_ptr<ResourceTransformers> transformers_;
   std::unique_ptr<ConfigReloader> reloader_;
@@ -115,6 +139,52 @@ TEST_F(ConfigReloaderTest, AFileThatDoesNotLoadKeepsTheConfigurationInEffect) {
   Write(Config({"keyB", "keyA"}));  // fixed: loads at the next check
   EXPECT_EQ(reloader_->CheckOnce(), ConfigReloader::Outcome::kReloaded);
   EXPECT_TRUE(StartsWith(Encrypt("y"), "k8s:enc:aesgcm:v1:keyB:"));
+}
+
+std::string KmsConfigText(const std::string& timeout) {
+  return "apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n- resources: [secrets]\n"
+         "  providers:\n  - kms:\n      apiVersion: v2\n      name: plugin\n      endpoint: unix:///tmp/none.sock\n"
+         "      timeout: " + timeout + "\n  - aesgcm:\n      keys:\n      - name: keyA\n        secret: " + kKeyA + "\n";
+}
+
+TEST_F(ConfigReloaderTest, ANewKmsProviderTakesEffectOnceItsHealthCheckPasses) {
+  int failures = 2;
+  StartReloader({.build = KmsBuilder([&] {
+    return failures-- > 0 ? Status(500, "InternalError", "not yet") : Status();
+  })});
+  Write(KmsConfigText("1s"));
+  EXPECT_EQ(reloader_->CheckOnce(), ConfigReloader::Outcome::kReloaded);
+  EXPECT_EQ(health_calls_, 3);  // polled until it passed
+  EXPECT_EQ(activations_, 1);
+  EXPECT_TRUE(StartsWith(Encrypt("x"), "k8s:enc:kms:v2:plugin:"));
+  EXPECT_EQ(Reloads("success"), 1);
+}
+
+TEST_F(ConfigReloaderTest, ANewKmsProviderThatStaysUnhealthyLeavesTheConfigurationInEffect) {
+  StartReloader({.min_kms_grace = std::chrono::milliseconds(300),
+                 .build = KmsBuilder([] { return Status(500, "InternalError", "plugin down"); })});
+  Write(KmsConfigText("10ms"));  // grace: max(2 x 10 ms, 300 ms)
+  EXPECT_EQ(reloader_->CheckOnce(), ConfigReloader::Outcome::kFailed);
+  EXPECT_GE(health_calls_, 2);  // polled, not asked once
+  EXPECT_EQ(activations_, 0);
+  EXPECT_TRUE(StartsWith(Encrypt("x"), "k8s:enc:aesgcm:v1:keyA:"));
+  EXPECT_EQ(Reloads("failure"), 1);
+}
+
+TEST_F(ConfigReloaderTest, WithoutABuilderAKmsProviderFailsTheReload) {
+  Write(KmsConfigText("1s"));
+  EXPECT_EQ(reloader_->CheckOnce(), ConfigReloader::Outcome::kFailed);
+  EXPECT_TRUE(StartsWith(Encrypt("x"), "k8s:enc:aesgcm:v1:keyA:"));
+}
+
+TEST(KmsGracePeriodTest, IsTwiceTheSumOfTheKmsTimeoutsWithV1CountedTwice) {
+  auto c = ParseEncryptionConfig(
+      "apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n"
+      "- resources: [secrets]\n  providers:\n  - kms: {apiVersion: v2, name: a, endpoint: unix:///a, timeout: 5s}\n"
+      "  - kms: {name: b, endpoint: unix:///b, timeout: 3s}\n"
+      "- resources: [configmaps]\n  providers:\n  - identity: {}\n");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(KmsGracePeriod(*c), std::chrono::seconds(22));
 }
 
 TEST_F(ConfigReloaderTest, TheThreadPicksUpAChange) {
