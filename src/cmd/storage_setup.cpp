@@ -15,6 +15,7 @@
 #include "storage/transformers/config_reloader.h"
 #include "storage/transformers/kms/kms_metrics.h"
 #include "storage/transformers/kms/kms_provider.h"
+#include "util/blocking_pool.h"
 #include "storage/transformers/resource_transformers.h"
 #include "util/feature_gate.h"
 #include "util/duration.h"
@@ -188,12 +189,16 @@ void StorageSetup::AddHealthChecks(server::HealthChecks& health, storage::Backen
   if (reloader_ || (!kms_.empty() && !v1_used)) {
     // kube's kms-providers check (with automatic reload, or KMS v2 providers only): each plugin's
     // check (with reload, of the configuration in effect), in /healthz and /readyz.
-    health.Add("kms-providers", [this]() -> Task<Status> { co_return CheckKms(KmsProviders()); },
-               server::HealthChecks::kHealthz | server::HealthChecks::kReadyz);
+    // The plugin calls run on the blocking pool, not the I/O thread.
+    health.Add(
+        "kms-providers",
+        [this]() -> Task<Status> { co_return co_await RunBlocking([this] { return CheckKms(KmsProviders()); }); },
+        server::HealthChecks::kHealthz | server::HealthChecks::kReadyz);
   } else {
     // With a KMS v1 provider and no reload, kube checks each provider on its own: kms-provider-<i>.
     for (size_t i = 0; i < kms_.size(); ++i) {
-      health.Add("kms-provider-" + std::to_string(i), [k = kms_[i]]() -> Task<Status> { co_return k->Check(); },
+      health.Add("kms-provider-" + std::to_string(i),
+                 [k = kms_[i]]() -> Task<Status> { co_return co_await RunBlocking([&k] { return k->Check(); }); },
                  server::HealthChecks::kHealthz | server::HealthChecks::kReadyz);
     }
   }

@@ -194,7 +194,7 @@ Task<StatusOr<Object>> BackendObjectStore::Create(const std::string& key, Object
   if (!ObjectResourceVersion(obj).empty()) {
     co_return Status(500, "InternalError", "resourceVersion should not be set on objects to be created");
   }
-  auto data = Encode(obj, key);
+  auto data = co_await Transforming(key, [&] { return Encode(obj, key); });
   if (!data.ok()) co_return data.TakeStatus();
   int64_t lease = 0;
   if (ttl_seconds > 0) {
@@ -224,7 +224,7 @@ Task<StatusOr<Object>> BackendObjectStore::Get(const std::string& key, const Get
     if (opts.ignore_not_found) co_return Object();
     co_return NotFound(key);
   }
-  co_return Decode(resp->kvs[0].value, key, resp->kvs[0].mod_revision);
+  co_return co_await Transforming(key, [&] { return Decode(resp->kvs[0].value, key, resp->kvs[0].mod_revision); });
 }
 
 Task<StatusOr<ListResult>> BackendObjectStore::GetList(const std::string& key, const ListOptions& opts) {
@@ -301,18 +301,22 @@ Task<StatusOr<ListResult>> BackendObjectStore::GetList(const std::string& key, c
     }
     if (count < 0) count = resp->count;
     bool limit_reached = false;
-    for (size_t i = 0; i < resp->kvs.size(); ++i) {
-      const auto& kv = resp->kvs[i];
-      last_key = kv.key;
-      auto obj = Decode(kv.value, kv.key, kv.mod_revision);
-      if (!obj.ok()) co_return obj.TakeStatus();
-      if (opts.predicate && !opts.predicate(*obj)) continue;
-      out.items.push_back(std::move(*obj));
-      if (paging && static_cast<int64_t>(out.items.size()) >= opts.limit) {
-        limit_reached = i + 1 < resp->kvs.size() || resp->more;
-        break;
+    Status decoded = co_await Transforming(key, [&]() -> Status {
+      for (size_t i = 0; i < resp->kvs.size(); ++i) {
+        const auto& kv = resp->kvs[i];
+        last_key = kv.key;
+        auto obj = Decode(kv.value, kv.key, kv.mod_revision);
+        if (!obj.ok()) return obj.TakeStatus();
+        if (opts.predicate && !opts.predicate(*obj)) continue;
+        out.items.push_back(std::move(*obj));
+        if (paging && static_cast<int64_t>(out.items.size()) >= opts.limit) {
+          limit_reached = i + 1 < resp->kvs.size() || resp->more;
+          break;
+        }
       }
-    }
+      return Status();
+    });
+    if (!decoded.ok()) co_return decoded;
     has_more = limit_reached || (resp->more && !(paging && static_cast<int64_t>(out.items.size()) >= opts.limit));
     if (paging && static_cast<int64_t>(out.items.size()) >= opts.limit) {
       has_more = limit_reached;
@@ -345,7 +349,9 @@ Task<StatusOr<Object>> BackendObjectStore::GuaranteedUpdate(const std::string& k
     bool existing_stale = false;
     if (!cur->kvs.empty()) {
       existing_rev = cur->kvs[0].mod_revision;
-      auto obj = DecodeKeepingPlain(cur->kvs[0].value, key, existing_rev, &existing_plain, &existing_stale);
+      auto obj = co_await Transforming(key, [&] {
+        return DecodeKeepingPlain(cur->kvs[0].value, key, existing_rev, &existing_plain, &existing_stale);
+      });
       if (!obj.ok()) co_return obj.TakeStatus();
       existing = std::move(*obj);
       CO_RETURN_IF_ERROR(CheckPreconditions(key, pre, *existing));
@@ -369,7 +375,7 @@ Task<StatusOr<Object>> BackendObjectStore::GuaranteedUpdate(const std::string& k
       // form that encodes the same is no change).
       co_return std::move(*existing);
     }
-    auto data = transformer_->ToStorage(*plain, key);
+    auto data = co_await Transforming(key, [&] { return transformer_->ToStorage(*plain, key); });
     if (!data.ok()) co_return data.TakeStatus();
     int64_t lease = 0;
     if (updated->ttl_seconds > 0) {
@@ -398,7 +404,7 @@ Task<StatusOr<Object>> BackendObjectStore::Delete(const std::string& key, const 
     if (!cur.ok()) co_return cur.TakeStatus();
     if (cur->kvs.empty()) co_return NotFound(key);
     int64_t rev = cur->kvs[0].mod_revision;
-    auto existing = Decode(cur->kvs[0].value, key, rev);
+    auto existing = co_await Transforming(key, [&] { return Decode(cur->kvs[0].value, key, rev); });
     if (!existing.ok()) co_return existing.TakeStatus();
     CO_RETURN_IF_ERROR(CheckPreconditions(key, pre, *existing));
     if (validate) CO_RETURN_IF_ERROR(co_await validate(*existing));
@@ -494,7 +500,10 @@ class BackendWatch : public ObjectWatch {
           }
           continue;
         }
-        for (auto& ev : resp.events) Translate(ev, out);
+        co_await store_.Transforming(key_, [&] {
+          for (auto& ev : resp.events) Translate(ev, out);
+          return true;
+        });
       }
       if (!out.empty()) co_return out;
     }

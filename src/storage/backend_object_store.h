@@ -11,6 +11,7 @@
 #include "storage/object_store.h"
 #include "storage/storage_codec.h"
 #include "storage/transformer.h"
+#include "util/blocking_pool.h"
 
 namespace capstan::storage {
 
@@ -34,6 +35,14 @@ class BackendObjectStore : public ObjectStore {
   // Encodes an object for storage (without resourceVersion) and back (with it). Exposed for the cacher.
   StatusOr<std::string> Encode(Object obj, const std::string& key) const;
   StatusOr<Object> Decode(std::string_view stored, const std::string& key, int64_t revision) const;
+
+  // Runs `step`, which transforms values under `key`, where it may wait: on the blocking pool when the
+  // key's transformer may call a KMS plugin, else right here.
+  template <class F>
+  Task<std::invoke_result_t<F&>> Transforming(std::string_view key, F step) const {
+    if (!transformer_->MayBlock(key)) co_return step();
+    co_return co_await RunBlocking(std::move(step));
+  }
 
  private:
   // The codec's bytes of an object (resourceVersion removed), before the transformer.

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <thread>
 
@@ -44,11 +45,12 @@ class KmsE2E : public ::testing::Test {
     etcd_.reset();
     std::filesystem::remove_all(dir_);
   }
-  void StartPlugin() {
-    std::string sock = dir_ + "/kms.sock", keys = dir_ + "/key-id";
+  // `delay_ms`: how long each of the plugin's calls takes.
+  void StartPlugin(int delay_ms = 0) {
+    std::string sock = dir_ + "/kms.sock", keys = dir_ + "/key-id", delay = std::to_string(delay_ms);
     plugin_ = fork();
     if (plugin_ == 0) {
-      execl(TEST_KMS_PLUGIN, TEST_KMS_PLUGIN, sock.c_str(), keys.c_str(), nullptr);
+      execl(TEST_KMS_PLUGIN, TEST_KMS_PLUGIN, sock.c_str(), keys.c_str(), "--delay-ms", delay.c_str(), nullptr);
       _exit(127);
     }
     for (int i = 0; i < 500 && !std::filesystem::exists(sock); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -189,6 +191,37 @@ TEST_F(KmsE2E, AReloadedConfigurationBuildsItsKmsProviders) {
   // its last healthy result (kept 20 s) has expired.
   StopPlugin();
   EXPECT_EQ(HttpStatusOf(GetUntil("/healthz/kms-providers", 500, 300)), 500);
+}
+
+// Plugin calls do not hold up the I/O threads: with a plugin that takes 1.5 s per call and no DEK
+// cache (KMS v1, cachesize -1, no watch cache: every read decrypts), a configmap read made while more slow secret
+// reads are in flight than the server has I/O threads returns before any of them.
+TEST_F(KmsE2E, ASlowPluginDoesNotHoldUpOtherRequests) {
+  WriteFile(dir_ + "/encryption.yaml",
+            "apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n"
+            "- resources: [secrets]\n  providers:\n  - kms:\n      apiVersion: v1\n      name: slow\n"
+            "      cachesize: -1\n      endpoint: unix://" + dir_ + "/kms.sock\n      timeout: 20s\n");
+  StartPlugin(1500);
+  StartServer({"--feature-gates=KMSv1=true", "--watch-cache=false"});  // every read decodes
+  ASSERT_TRUE(server_->ok()) << server_->error() << server_->log();
+  ASSERT_EQ(server_->Kubectl({"create", "secret", "generic", "slow", "--from-literal=a=b"}).exit_code, 0);
+  const int readers = 2 * static_cast<int>(std::thread::hardware_concurrency()) + 2;
+  std::atomic<int> secrets_done{0}, secrets_ok{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < readers; ++i) {
+    threads.emplace_back([&] {
+      bool ok = HttpStatusOf(Get("/api/v1/namespaces/default/secrets/slow")) == 200;
+      secrets_ok += ok;
+      ++secrets_done;
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the reads reach the plugin
+  std::string configmaps = Get("/api/v1/namespaces/default/configmaps");
+  const int done_before = secrets_done.load();
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(HttpStatusOf(configmaps), 200) << configmaps;
+  EXPECT_EQ(done_before, 0) << "the configmap read waited for the plugin";
+  EXPECT_EQ(secrets_ok.load(), readers);
 }
 
 // KMS v1 (deprecated): refused without its gate, with kube's text; with --feature-gates=KMSv1=true,

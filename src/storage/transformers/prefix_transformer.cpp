@@ -1,5 +1,7 @@
 #include "storage/transformers/prefix_transformer.h"
 
+#include <algorithm>
+
 #include "util/strings.h"
 
 namespace capstan::storage::transformers {
@@ -22,6 +24,10 @@ class EncryptCheck : public Transformer {
 std::shared_ptr<const Transformer> EncryptCheckIdentity() {
   static const std::shared_ptr<const Transformer> kIdentity = std::make_shared<EncryptCheck>();
   return kIdentity;
+}
+
+bool PrefixTransformers::MayBlock(std::string_view key) const {
+  return std::any_of(entries_.begin(), entries_.end(), [&](const PrefixEntry& e) { return e.transformer->MayBlock(key); });
 }
 
 StatusOr<std::string> PrefixTransformers::ToStorage(std::string_view data, std::string_view key) const {

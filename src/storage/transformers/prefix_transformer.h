@@ -31,6 +31,7 @@ class PrefixTransformers : public Transformer {
       : entries_(std::move(entries)), no_match_(std::move(no_match)) {}
   StatusOr<std::string> ToStorage(std::string_view data, std::string_view key) const override;
   StatusOr<std::string> FromStorage(std::string_view stored, std::string_view key, bool* stale) const override;
+  bool MayBlock(std::string_view key) const override;
 
  private:
   std::vector<PrefixEntry> entries_;

@@ -83,6 +83,8 @@ StatusOr<std::string> ResourceTransformers::FromStorage(std::string_view stored,
   return out;
 }
 
+bool ResourceTransformers::MayBlock(std::string_view key) const { return For(ResourceOf(key))->MayBlock(key); }
+
 StatusOr<std::unique_ptr<ResourceTransformers>> LoadResourceTransformers(const std::string& path,
                                                                          const std::string& prefix) {
   auto config = LoadEncryptionConfig(path);

@@ -20,6 +20,8 @@ class KmsProvider : public Transformer {
   virtual capstan::Status Check() = 0;
   // "v1" or "v2": the configuration's kms apiVersion.
   virtual std::string_view api_version() const = 0;
+  // Every value may need a plugin call (a DEK to encrypt or decrypt).
+  bool MayBlock(std::string_view) const override { return true; }
 };
 
 // A health check's last result, reused until its TTL (one for a healthy result, one for an
