@@ -110,6 +110,8 @@ StatusOr<std::unique_ptr<StorageSetup>> StorageSetup::Open(const Options& o, Met
     auto built = tr::BuildTransformers(*config, s->KmsFactory(&s->kms_));
     if (!built.ok()) return Status(400, "BadRequest", "error while building transformers: " + built.status().message());
     s->transformers_ = std::make_unique<tr::ResourceTransformers>(std::move(*built), o.etcd_prefix);
+    s->transformation_metrics_ = std::make_unique<tr::TransformationMetrics>(metrics);
+    s->transformers_->set_metrics(s->transformation_metrics_.get());
     LogInfo("encryption at rest configured", {{"config", o.encryption_provider_config},
                                               {"automaticReload", o.encryption_provider_config_automatic_reload}});
     if (o.encryption_provider_config_automatic_reload) {

@@ -112,6 +112,7 @@ class StorageSetup {
   std::unique_ptr<storage::etcd3::Compactor> compactor_;
   std::unique_ptr<storage::SizeMonitor> size_monitor_;
   std::unique_ptr<storage::kms::KmsMetrics> kms_metrics_;  // before the transformers (KMS providers use it)
+  std::unique_ptr<storage::transformers::TransformationMetrics> transformation_metrics_;  // before transformers_
   std::unique_ptr<storage::transformers::ResourceTransformers> transformers_;
   std::unique_ptr<storage::StorageCodec> codec_;
   // --encryption-provider-config-automatic-reload; declared after transformers_, which it updates.

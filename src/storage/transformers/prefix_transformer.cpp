@@ -26,6 +26,38 @@ std::shared_ptr<const Transformer> EncryptCheckIdentity() {
   return kIdentity;
 }
 
+namespace {
+
+// A provider's own list of keys (aescbc, aesgcm, secretbox), whose prefixes follow the provider's.
+const PrefixTransformers* KeysOf(const PrefixEntry& e) {
+  return dynamic_cast<const PrefixTransformers*>(e.transformer.get());
+}
+
+}  // namespace
+
+std::string PrefixTransformers::WriteLabel() const {
+  const PrefixEntry& first = entries_.front();
+  if (const auto* keys = KeysOf(first)) return first.prefix + keys->WriteLabel();
+  return first.prefix;
+}
+
+std::string PrefixTransformers::ReadLabel(std::string_view stored) const {
+  for (const PrefixEntry& e : entries_) {
+    if (!StartsWith(stored, e.prefix)) continue;
+    if (e.prefix.empty()) {
+      if (StartsWith(stored, "k8s:enc:")) continue;  // identity refuses it; the next provider reads it
+      return "identity";
+    }
+    if (const auto* keys = KeysOf(e)) {
+      std::string key = keys->ReadLabel(stored.substr(e.prefix.size()));
+      if (key != "unknown") return e.prefix + key;
+      continue;
+    }
+    return e.prefix;
+  }
+  return "unknown";
+}
+
 bool PrefixTransformers::MayBlock(std::string_view key) const {
   return std::any_of(entries_.begin(), entries_.end(), [&](const PrefixEntry& e) { return e.transformer->MayBlock(key); });
 }

@@ -33,6 +33,12 @@ class PrefixTransformers : public Transformer {
   StatusOr<std::string> FromStorage(std::string_view stored, std::string_view key, bool* stale) const override;
   bool MayBlock(std::string_view key) const override;
 
+  // kube's transformer_prefix label (transformation_metrics.h) of a write: the first provider's whole
+  // prefix ("" for identity, as kube's); and of a read of `stored`: the whole prefix of the first
+  // provider it matches, "identity" for a plain value, "unknown" when none matches.
+  std::string WriteLabel() const;
+  std::string ReadLabel(std::string_view stored) const;
+
  private:
   std::vector<PrefixEntry> entries_;
   std::string no_match_;

@@ -57,7 +57,7 @@ GroupResource ResourceTransformers::ResourceOf(std::string_view key) const {
   return GroupResource{"", std::string(rest.substr(0, slash))};
 }
 
-std::shared_ptr<const Transformer> ResourceTransformers::For(const GroupResource& gr) const {
+std::shared_ptr<const Transformer> ResourceTransformers::Configured(const GroupResource& gr) const {
   std::shared_ptr<const ByResource> current;
   {
     std::shared_lock lock(mu_);
@@ -67,18 +67,51 @@ std::shared_ptr<const Transformer> ResourceTransformers::For(const GroupResource
     auto it = current->find(candidate);
     if (it != current->end()) return it->second;
   }
-  return EncryptCheckIdentity();
+  return nullptr;
 }
 
+std::shared_ptr<const Transformer> ResourceTransformers::For(const GroupResource& gr) const {
+  auto t = Configured(gr);
+  return t ? t : EncryptCheckIdentity();
+}
+
+namespace {
+
+std::string ResourceLabel(const GroupResource& gr) {
+  return gr.group.empty() ? gr.resource : gr.resource + "." + gr.group;
+}
+
+const PrefixTransformers* Providers(const std::shared_ptr<const Transformer>& t) {
+  return dynamic_cast<const PrefixTransformers*>(t.get());
+}
+
+}  // namespace
+
 StatusOr<std::string> ResourceTransformers::ToStorage(std::string_view data, std::string_view key) const {
-  auto out = For(ResourceOf(key))->ToStorage(data, key);
+  const GroupResource gr = ResourceOf(key);
+  auto t = Configured(gr);
+  if (!t) return EncryptCheckIdentity()->ToStorage(data, key);
+  const auto start = std::chrono::steady_clock::now();
+  auto out = t->ToStorage(data, key);
+  if (const auto* providers = Providers(t); metrics_ && providers) {
+    metrics_->Record(ResourceLabel(gr), "to_storage", providers->WriteLabel(), std::chrono::steady_clock::now() - start,
+                     out.status());
+  }
   if (!out.ok()) return apimachinery::NewInternalError(out.status().message());
   return out;
 }
 
 StatusOr<std::string> ResourceTransformers::FromStorage(std::string_view stored, std::string_view key,
                                                         bool* stale) const {
-  auto out = For(ResourceOf(key))->FromStorage(stored, key, stale);
+  const GroupResource gr = ResourceOf(key);
+  auto t = Configured(gr);
+  if (!t) t = EncryptCheckIdentity();
+  const auto start = std::chrono::steady_clock::now();
+  auto out = t->FromStorage(stored, key, stale);
+  if (const auto* providers = Providers(t); metrics_ && providers) {
+    metrics_->Record(ResourceLabel(gr), "from_storage", providers->ReadLabel(stored),
+                     std::chrono::steady_clock::now() - start, out.status());
+  }
   if (!out.ok()) return apimachinery::NewInternalError(out.status().message());
   return out;
 }

@@ -26,6 +26,7 @@
 
 #include "storage/transformer.h"
 #include "storage/transformers/encryption_config.h"
+#include "storage/transformers/transformation_metrics.h"
 
 namespace capstan::storage::transformers {
 
@@ -37,6 +38,8 @@ class ResourceTransformers : public Transformer {
   // Replaces every resource's providers (a reloaded configuration).
   void Set(ByResource by_resource);
   void RegisterResource(const std::string& key_root, const std::string& group, const std::string& resource);
+  // Where transformations of the configured resources are recorded; set before the first one.
+  void set_metrics(TransformationMetrics* metrics) { metrics_ = metrics; }
 
   StatusOr<std::string> ToStorage(std::string_view data, std::string_view key) const override;
   StatusOr<std::string> FromStorage(std::string_view stored, std::string_view key, bool* stale) const override;
@@ -48,11 +51,14 @@ class ResourceTransformers : public Transformer {
 
  private:
   void AddGroupRootsLocked(const ByResource& by_resource);
+  // The config's providers of `gr`; null when it names none.
+  std::shared_ptr<const Transformer> Configured(const GroupResource& gr) const;
 
   std::string prefix_;
   mutable std::shared_mutex mu_;
   std::shared_ptr<const ByResource> by_resource_;             // guarded by mu_; replaced whole by Set
   std::map<std::string, GroupResource, std::less<>> roots_;  // guarded by mu_
+  TransformationMetrics* metrics_ = nullptr;
 };
 
 // Loads --encryption-provider-config and builds the transformer for keys under `prefix`.

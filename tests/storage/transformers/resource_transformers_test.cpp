@@ -190,6 +190,45 @@ TEST_F(EncryptedStoreTest, AnUnchangedUpdateRewritesAStaleValue) {
   EXPECT_EQ((*rev2)->mod_revision, (*rev)->mod_revision);  // current: no write
 }
 
+// kube's apiserver_storage_transformation_* for the configured resources only, labelled with the whole
+// prefix of the provider used ("identity" for a plain read, "unknown" when no provider matches).
+TEST(ResourceTransformers, RecordKubesTransformationMetrics) {
+  auto t = Build(Config("[secrets]", {{"aescbc", "keyA"}, {"identity", ""}}));
+  ASSERT_TRUE(t);
+  MetricsRegistry reg;
+  TransformationMetrics metrics(reg);
+  t->set_metrics(&metrics);
+  std::string stored = *t->ToStorage("x", "/registry/secrets/ns/a");
+  ASSERT_TRUE(t->FromStorage(stored, "/registry/secrets/ns/a", nullptr).ok());
+  ASSERT_TRUE(t->FromStorage("plain", "/registry/secrets/ns/b", nullptr).ok());
+  EXPECT_FALSE(t->FromStorage("k8s:enc:aesgcm:v1:other:zzzz", "/registry/secrets/ns/c", nullptr).ok());
+  ASSERT_TRUE(t->ToStorage("y", "/registry/configmaps/ns/a").ok());
+  std::string text = reg.Expose();
+  auto sample = [](const std::string& type, const std::string& prefix, const std::string& status) {
+    return "apiserver_storage_transformation_operations_total{resource=\"secrets\",status=\"" + status +
+           "\",transformation_type=\"" + type + "\",transformer_prefix=\"" + prefix + "\"} 1\n";
+  };
+  EXPECT_NE(text.find(sample("to_storage", "k8s:enc:aescbc:v1:keyA:", "OK")), std::string::npos) << text;
+  EXPECT_NE(text.find(sample("from_storage", "k8s:enc:aescbc:v1:keyA:", "OK")), std::string::npos) << text;
+  EXPECT_NE(text.find(sample("from_storage", "identity", "OK")), std::string::npos) << text;
+  EXPECT_NE(text.find(sample("from_storage", "unknown", "unknown-non-grpc")), std::string::npos) << text;
+  EXPECT_EQ(text.find("resource=\"configmaps\""), std::string::npos) << text;
+  EXPECT_NE(text.find("apiserver_storage_transformation_duration_seconds_count{transformation_type=\"to_storage\","
+                      "transformer_prefix=\"k8s:enc:aescbc:v1:keyA:\"} 1\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(TransformationStatusTest, IsTheGrpcCodeOfAFailedPluginCall) {
+  EXPECT_EQ(TransformationStatus(Status()), "OK");
+  EXPECT_EQ(TransformationStatus(Status(500, "InternalError",
+                                        "failed to decrypt DEK, error: kms Decrypt failed: rpc error: code = "
+                                        "Unavailable desc = connection refused")),
+            "Unavailable");
+  EXPECT_EQ(TransformationStatus(Status(500, "InternalError", "cipher: message authentication failed")),
+            "unknown-non-grpc");
+}
+
 TEST(ResourceTransformers, FindsTheResourceOfAKey) {
   auto t = Build(Config("['*.apps', secrets]", {{"aesgcm", "keyA"}}));
   ASSERT_TRUE(t);

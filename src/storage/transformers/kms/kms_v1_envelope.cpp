@@ -111,10 +111,12 @@ size_t KmsV1Envelope::cached_keys() const {
 }
 
 StatusOr<std::string> KmsV1Envelope::ToStorage(std::string_view data, std::string_view key) const {
+  if (metrics_) metrics_->RecordArrival("to_storage");
+  const auto generating = std::chrono::steady_clock::now();
   std::string dek(kDekSize, '\0');
-  if (RAND_bytes(reinterpret_cast<unsigned char*>(dek.data()), static_cast<int>(dek.size())) != 1) {
-    return Internal("failed to generate a data encryption key");
-  }
+  const bool generated = RAND_bytes(reinterpret_cast<unsigned char*>(dek.data()), static_cast<int>(dek.size())) == 1;
+  if (metrics_) metrics_->RecordDekGeneration(generating, generated);
+  if (!generated) return Internal("failed to generate a data encryption key");
   auto encrypted = client_->Encrypt(dek);
   if (!encrypted.ok()) return encrypted.status();
   if (encrypted->size() > 0xffff) return Internal("the encrypted DEK is longer than 65535 bytes");
@@ -131,6 +133,7 @@ StatusOr<std::string> KmsV1Envelope::ToStorage(std::string_view data, std::strin
 }
 
 StatusOr<std::string> KmsV1Envelope::FromStorage(std::string_view stored, std::string_view key, bool* stale) const {
+  if (metrics_) metrics_->RecordArrival("from_storage");
   if (stored.size() < 2) {
     return Internal("invalid data encountered by envelope transformer: failed to read uint16 length prefixed data");
   }
@@ -141,6 +144,7 @@ StatusOr<std::string> KmsV1Envelope::FromStorage(std::string_view stored, std::s
   std::string encrypted(stored.substr(2, n));
   std::optional<std::string> dek = CachedKey(encrypted);
   if (!dek) {
+    if (metrics_ && cache_size_ > 0) metrics_->cache_misses.Inc();
     auto plain = client_->Decrypt(encrypted);
     if (!plain.ok()) return plain.status();
     if (plain->size() != 16 && plain->size() != 24 && plain->size() != 32) {

@@ -115,7 +115,13 @@ StatusOr<PluginStatus> KmsV2Envelope::HealthyStatus() const {
   if (!st.ok()) return st.status();
   if (st->healthz != "ok") return Internal("got unexpected healthz status: " + st->healthz);
   if (st->version != "v2" && st->version != "v2beta1") return Internal("got unexpected version: " + st->version);
+  if (metrics_) metrics_->RecordKeyIdFromStatus(name_, st->key_id);
   if (st->key_id.empty()) return Internal("failed to validate key id: keyID is empty");
+  if (st->key_id.size() > kKeyIdMaxSize) {
+    return Internal("got invalid KMSv2 KeyID hash \"" + transformers::Sha256Label(st->key_id) + "\": keyID is " +
+                    std::to_string(st->key_id.size()) + " bytes, which exceeds the max size of " +
+                    std::to_string(kKeyIdMaxSize));
+  }
   return st;
 }
 
@@ -134,7 +140,12 @@ capstan::Status KmsV2Envelope::Refresh() {
     }
   }
   auto state = std::make_shared<WriteState>();
-  state->seed = RandomBytes(kSeedSize);
+  const auto generating = std::chrono::steady_clock::now();
+  state->seed.assign(kSeedSize, '\0');
+  const bool generated =
+      RAND_bytes(reinterpret_cast<unsigned char*>(state->seed.data()), static_cast<int>(kSeedSize)) == 1;
+  if (metrics_) metrics_->RecordDekGeneration(generating, generated);
+  if (!generated) return Internal("failed to generate DEK seed");
   auto enc = client_->Encrypt(NewUid(), state->seed);
   if (!enc.ok()) return Internal("failed to encrypt DEK, error: " + enc.status().message());
   state->object.set_keyid(enc->key_id);
@@ -233,6 +244,7 @@ StatusOr<std::string> KmsV2Envelope::FromStorage(std::string_view stored, std::s
     current = state_ ? state_->object.keyid() : "";
   }
   if (source.empty()) {
+    if (metrics_) metrics_->cache_misses.Inc();
     std::map<std::string, std::string> annotations(o.annotations().begin(), o.annotations().end());
     auto plain = client_->Decrypt(NewUid(), o.encrypteddeksource(), o.keyid(), annotations);
     if (!plain.ok()) return Internal("failed to decrypt DEK, error: " + plain.status().message());

@@ -4,6 +4,8 @@
 // negative), the Version check, and the health check (an Encrypt, its result kept for its TTL).
 #include "storage/transformers/kms/kms_v1_envelope.h"
 
+#include "storage/transformers/kms/kms_metrics.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -114,6 +116,33 @@ TEST_F(KmsV1EnvelopeTest, DamagedValuesAndAMissingPluginFailClosed) {
                                  0),
             0u)
       << down.message();
+}
+
+TEST_F(KmsV1EnvelopeTest, KubesMetricsCountDekGenerationCacheMissesAndArrivals) {
+  MetricsRegistry reg;
+  KmsMetrics metrics(reg, "apiserver-x");
+  KmsV1Envelope writer(Config(), &metrics);
+  std::string stored = *writer.ToStorage("v", "/k");
+  ASSERT_TRUE(writer.FromStorage(stored, "/k", nullptr).ok());  // its own DEK is cached
+  std::string text = reg.Expose();
+  EXPECT_NE(text.find("apiserver_storage_data_key_generation_duration_seconds_count 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("apiserver_storage_envelope_transformation_cache_misses_total 0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("apiserver_envelope_encryption_dek_cache_inter_arrival_time_seconds_count{transformation_type="
+                      "\"to_storage\"} 1\n"),
+            std::string::npos)
+      << text;
+  KmsV1Envelope reader(Config(), &metrics);
+  ASSERT_TRUE(reader.FromStorage(stored, "/k", nullptr).ok());
+  text = reg.Expose();
+  EXPECT_NE(text.find("apiserver_storage_envelope_transformation_cache_misses_total 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("apiserver_envelope_encryption_dek_cache_inter_arrival_time_seconds_count{transformation_type="
+                      "\"from_storage\"} 2\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("apiserver_envelope_encryption_kms_operations_latency_seconds_count{grpc_status_code=\"OK\","
+                      "method_name=\"/v1beta1.KeyManagementService/Decrypt\",provider_name=\"legacy\"} 1\n"),
+            std::string::npos)
+      << text;
 }
 
 TEST_F(KmsV1EnvelopeTest, AHealthyCheckIsKeptForItsTtl) {

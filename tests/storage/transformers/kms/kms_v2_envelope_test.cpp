@@ -89,6 +89,21 @@ TEST_F(KmsV2EnvelopeTest, KubesMetricsCountCallsKeyIdsAndTheCache) {
             std::string::npos);
   EXPECT_NE(text.find("apiserver_envelope_encryption_dek_source_cache_size{provider_name=\"test\"} 1\n"),
             std::string::npos);
+  EXPECT_NE(text.find("apiserver_envelope_encryption_key_id_hash_last_timestamp_seconds{apiserver_id_hash=\"" + server +
+                      "\",key_id_hash=\"" + key + "\",provider_name=\"test\",transformation_type=\"to_storage\"} "),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("apiserver_envelope_encryption_key_id_hash_status_last_timestamp_seconds{apiserver_id_hash=\"" +
+                      server + "\",key_id_hash=\"" + key + "\",provider_name=\"test\"} "),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("apiserver_storage_data_key_generation_duration_seconds_count 1\n"), std::string::npos) << text;
+  // The writer's own seed was cached when generated: the read needed no plugin call.
+  EXPECT_NE(text.find("apiserver_storage_envelope_transformation_cache_misses_total 0\n"), std::string::npos) << text;
+  KmsV2Envelope reader("test", NewKmsV2Client("unix://" + dir_ + "/kms.sock", std::chrono::seconds(2), &metrics, "test"),
+                       &metrics);
+  ASSERT_TRUE(reader.FromStorage(stored, "/k", nullptr).ok());
+  EXPECT_NE(reg.Expose().find("apiserver_storage_envelope_transformation_cache_misses_total 1\n"), std::string::npos);
   plugin_->Stop();
   EXPECT_FALSE(env.Check().ok());
   EXPECT_NE(reg.Expose().find("{grpc_status_code=\"Unavailable\",method_name=\"/v2.KeyManagementService/Status\","),
