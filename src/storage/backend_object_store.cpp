@@ -194,7 +194,7 @@ Task<StatusOr<Object>> BackendObjectStore::Create(const std::string& key, Object
   if (!ObjectResourceVersion(obj).empty()) {
     co_return Status(500, "InternalError", "resourceVersion should not be set on objects to be created");
   }
-  auto data = co_await Transforming(key, [&] { return Encode(obj, key); });
+  auto data = co_await Transforming(WriteMayBlock(key), [&] { return Encode(obj, key); });
   if (!data.ok()) co_return data.TakeStatus();
   int64_t lease = 0;
   if (ttl_seconds > 0) {
@@ -224,7 +224,8 @@ Task<StatusOr<Object>> BackendObjectStore::Get(const std::string& key, const Get
     if (opts.ignore_not_found) co_return Object();
     co_return NotFound(key);
   }
-  co_return co_await Transforming(key, [&] { return Decode(resp->kvs[0].value, key, resp->kvs[0].mod_revision); });
+  const KeyValue& kv = resp->kvs[0];
+  co_return co_await Transforming(ReadMayBlock(key, kv.value), [&] { return Decode(kv.value, key, kv.mod_revision); });
 }
 
 Task<StatusOr<ListResult>> BackendObjectStore::GetList(const std::string& key, const ListOptions& opts) {
@@ -301,7 +302,9 @@ Task<StatusOr<ListResult>> BackendObjectStore::GetList(const std::string& key, c
     }
     if (count < 0) count = resp->count;
     bool limit_reached = false;
-    Status decoded = co_await Transforming(key, [&]() -> Status {
+    const bool may_block = std::any_of(resp->kvs.begin(), resp->kvs.end(),
+                                       [&](const KeyValue& kv) { return ReadMayBlock(kv.key, kv.value); });
+    Status decoded = co_await Transforming(may_block, [&]() -> Status {
       for (size_t i = 0; i < resp->kvs.size(); ++i) {
         const auto& kv = resp->kvs[i];
         last_key = kv.key;
@@ -349,7 +352,7 @@ Task<StatusOr<Object>> BackendObjectStore::GuaranteedUpdate(const std::string& k
     bool existing_stale = false;
     if (!cur->kvs.empty()) {
       existing_rev = cur->kvs[0].mod_revision;
-      auto obj = co_await Transforming(key, [&] {
+      auto obj = co_await Transforming(ReadMayBlock(key, cur->kvs[0].value), [&] {
         return DecodeKeepingPlain(cur->kvs[0].value, key, existing_rev, &existing_plain, &existing_stale);
       });
       if (!obj.ok()) co_return obj.TakeStatus();
@@ -375,7 +378,7 @@ Task<StatusOr<Object>> BackendObjectStore::GuaranteedUpdate(const std::string& k
       // form that encodes the same is no change).
       co_return std::move(*existing);
     }
-    auto data = co_await Transforming(key, [&] { return transformer_->ToStorage(*plain, key); });
+    auto data = co_await Transforming(WriteMayBlock(key), [&] { return transformer_->ToStorage(*plain, key); });
     if (!data.ok()) co_return data.TakeStatus();
     int64_t lease = 0;
     if (updated->ttl_seconds > 0) {
@@ -404,7 +407,8 @@ Task<StatusOr<Object>> BackendObjectStore::Delete(const std::string& key, const 
     if (!cur.ok()) co_return cur.TakeStatus();
     if (cur->kvs.empty()) co_return NotFound(key);
     int64_t rev = cur->kvs[0].mod_revision;
-    auto existing = co_await Transforming(key, [&] { return Decode(cur->kvs[0].value, key, rev); });
+    const KeyValue& kv = cur->kvs[0];
+    auto existing = co_await Transforming(ReadMayBlock(key, kv.value), [&] { return Decode(kv.value, key, rev); });
     if (!existing.ok()) co_return existing.TakeStatus();
     CO_RETURN_IF_ERROR(CheckPreconditions(key, pre, *existing));
     if (validate) CO_RETURN_IF_ERROR(co_await validate(*existing));
@@ -500,7 +504,11 @@ class BackendWatch : public ObjectWatch {
           }
           continue;
         }
-        co_await store_.Transforming(key_, [&] {
+        const bool may_block = std::any_of(resp.events.begin(), resp.events.end(), [&](const WatchEvent& ev) {
+          return store_.ReadMayBlock(ev.kv.key, ev.kv.value) ||
+                 (ev.prev_kv && store_.ReadMayBlock(ev.prev_kv->key, ev.prev_kv->value));
+        });
+        co_await BackendObjectStore::Transforming(may_block, [&] {
           for (auto& ev : resp.events) Translate(ev, out);
           return true;
         });

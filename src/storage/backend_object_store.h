@@ -36,11 +36,17 @@ class BackendObjectStore : public ObjectStore {
   StatusOr<std::string> Encode(Object obj, const std::string& key) const;
   StatusOr<Object> Decode(std::string_view stored, const std::string& key, int64_t revision) const;
 
-  // Runs `step`, which transforms values under `key`, where it may wait: on the blocking pool when the
-  // key's transformer may call a KMS plugin, else right here.
+  // Whether reading `stored` under `key`, or writing under `key`, may call a KMS plugin.
+  bool ReadMayBlock(std::string_view key, std::string_view stored) const {
+    return transformer_->MayBlock(key, Transformer::Direction::kFromStorage, stored);
+  }
+  bool WriteMayBlock(std::string_view key) const {
+    return transformer_->MayBlock(key, Transformer::Direction::kToStorage, {});
+  }
+  // Runs `step` (transformations) on the blocking pool when `may_block`, else right here.
   template <class F>
-  Task<std::invoke_result_t<F&>> Transforming(std::string_view key, F step) const {
-    if (!transformer_->MayBlock(key)) co_return step();
+  static Task<std::invoke_result_t<F&>> Transforming(bool may_block, F step) {
+    if (!may_block) co_return step();
     co_return co_await RunBlocking(std::move(step));
   }
 

@@ -17,9 +17,11 @@ class Transformer {
   // `stale` is set when the value was written with a key or provider that is no longer the first one
   // (it should be rewritten).
   virtual StatusOr<std::string> FromStorage(std::string_view stored, std::string_view key, bool* stale) const = 0;
-  // Whether transforming a value under `key` may wait on another process (a KMS plugin): the store
-  // then transforms off the I/O thread (util/blocking_pool.h).
-  virtual bool MayBlock(std::string_view key) const { return false; }
+  // Whether transforming a value under `key` that way may wait on another process (a KMS plugin whose
+  // DEK is not cached): the store then transforms off the I/O thread (util/blocking_pool.h). `stored`:
+  // the value to read (kFromStorage); empty for a write.
+  enum class Direction { kToStorage, kFromStorage };
+  virtual bool MayBlock(std::string_view key, Direction d, std::string_view stored) const { return false; }
 };
 
 class IdentityTransformer : public Transformer {

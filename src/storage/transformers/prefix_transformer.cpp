@@ -58,8 +58,12 @@ std::string PrefixTransformers::ReadLabel(std::string_view stored) const {
   return "unknown";
 }
 
-bool PrefixTransformers::MayBlock(std::string_view key) const {
-  return std::any_of(entries_.begin(), entries_.end(), [&](const PrefixEntry& e) { return e.transformer->MayBlock(key); });
+bool PrefixTransformers::MayBlock(std::string_view key, Direction d, std::string_view stored) const {
+  // A write uses the first provider; a read the providers whose prefix the value has.
+  if (d == Direction::kToStorage) return entries_.front().transformer->MayBlock(key, d, stored);
+  return std::any_of(entries_.begin(), entries_.end(), [&](const PrefixEntry& e) {
+    return StartsWith(stored, e.prefix) && e.transformer->MayBlock(key, d, stored.substr(e.prefix.size()));
+  });
 }
 
 StatusOr<std::string> PrefixTransformers::ToStorage(std::string_view data, std::string_view key) const {

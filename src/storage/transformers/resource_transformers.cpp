@@ -116,7 +116,9 @@ StatusOr<std::string> ResourceTransformers::FromStorage(std::string_view stored,
   return out;
 }
 
-bool ResourceTransformers::MayBlock(std::string_view key) const { return For(ResourceOf(key))->MayBlock(key); }
+bool ResourceTransformers::MayBlock(std::string_view key, Direction d, std::string_view stored) const {
+  return For(ResourceOf(key))->MayBlock(key, d, stored);
+}
 
 StatusOr<std::unique_ptr<ResourceTransformers>> LoadResourceTransformers(const std::string& path,
                                                                          const std::string& prefix) {

@@ -105,6 +105,14 @@ void KmsV1Envelope::CacheKey(const std::string& encrypted, const std::string& de
   if (metrics_) metrics_->dek_cache_fill_percent.Set(static_cast<double>(lru_.size()) / cache_size_);
 }
 
+bool KmsV1Envelope::MayBlock(std::string_view, Direction d, std::string_view stored) const {
+  if (d == Direction::kToStorage || stored.size() < 2) return d == Direction::kToStorage;
+  size_t n = (static_cast<size_t>(static_cast<unsigned char>(stored[0])) << 8) | static_cast<unsigned char>(stored[1]);
+  if (stored.size() < 2 + n) return false;  // FromStorage refuses it without a call
+  std::lock_guard lock(mu_);
+  return !index_.count(std::string(stored.substr(2, n)));
+}
+
 size_t KmsV1Envelope::cached_keys() const {
   std::lock_guard lock(mu_);
   return lru_.size();

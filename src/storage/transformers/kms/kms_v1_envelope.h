@@ -38,6 +38,7 @@ class KmsV1Envelope : public KmsProvider {
   KmsV1Envelope& operator=(const KmsV1Envelope&) = delete;
 
   StatusOr<std::string> ToStorage(std::string_view data, std::string_view key) const override;
+  bool MayBlock(std::string_view key, Direction d, std::string_view stored) const override;
   StatusOr<std::string> FromStorage(std::string_view stored, std::string_view key, bool* stale) const override;
   capstan::Status Check() override;
   std::string_view api_version() const override { return "v1"; }

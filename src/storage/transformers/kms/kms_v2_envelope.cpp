@@ -223,6 +223,15 @@ StatusOr<std::string> KmsV2Envelope::ToStorage(std::string_view data, std::strin
   return out.SerializeAsString();
 }
 
+bool KmsV2Envelope::MayBlock(std::string_view, Direction d, std::string_view stored) const {
+  if (d == Direction::kToStorage) return false;
+  v2::EncryptedObject o;
+  if (!o.ParseFromArray(stored.data(), static_cast<int>(stored.size())) || !Validate(o).ok()) return false;
+  std::lock_guard lock(mu_);
+  auto it = seeds_.find(CacheKey(o));
+  return it == seeds_.end() || it->second.expires <= std::chrono::steady_clock::now();
+}
+
 StatusOr<std::string> KmsV2Envelope::FromStorage(std::string_view stored, std::string_view key, bool* stale) const {
   v2::EncryptedObject o;
   if (!o.ParseFromArray(stored.data(), static_cast<int>(stored.size()))) {

@@ -60,6 +60,7 @@ class KmsV2Envelope : public KmsProvider {
   KmsV2Envelope& operator=(const KmsV2Envelope&) = delete;
 
   StatusOr<std::string> ToStorage(std::string_view data, std::string_view key) const override;
+  bool MayBlock(std::string_view key, Direction d, std::string_view stored) const override;
   StatusOr<std::string> FromStorage(std::string_view stored, std::string_view key, bool* stale) const override;
 
   // One Status call: OK when the plugin is healthy (kube's kms-providers check for this provider).

@@ -145,6 +145,19 @@ TEST_F(KmsV1EnvelopeTest, KubesMetricsCountDekGenerationCacheMissesAndArrivals) 
       << text;
 }
 
+// What may call the plugin is transformed off the I/O thread: every write, and reads of a DEK not cached.
+TEST_F(KmsV1EnvelopeTest, MayBlockForWritesAndForReadsOfDeksNotCached) {
+  using D = Transformer::Direction;
+  KmsV1Envelope writer(Config()), reader(Config());
+  EXPECT_TRUE(writer.MayBlock("/k", D::kToStorage, ""));
+  std::string stored = *writer.ToStorage("v", "/k");
+  EXPECT_FALSE(writer.MayBlock("/k", D::kFromStorage, stored));
+  EXPECT_TRUE(reader.MayBlock("/k", D::kFromStorage, stored));
+  ASSERT_TRUE(reader.FromStorage(stored, "/k", nullptr).ok());
+  EXPECT_FALSE(reader.MayBlock("/k", D::kFromStorage, stored));
+  EXPECT_FALSE(reader.MayBlock("/k", D::kFromStorage, "\x01"));  // refused without a call
+}
+
 TEST_F(KmsV1EnvelopeTest, AHealthyCheckIsKeptForItsTtl) {
   KmsV1Envelope env(Config(), nullptr, std::chrono::seconds(60), std::chrono::seconds(60));
   const int decrypts = Calls("V1Decrypt");

@@ -110,6 +110,20 @@ TEST_F(KmsV2EnvelopeTest, KubesMetricsCountCallsKeyIdsAndTheCache) {
             std::string::npos);
 }
 
+// Writes use the seed the health check made (no call); a read may call the plugin only for a seed
+// not cached.
+TEST_F(KmsV2EnvelopeTest, MayBlockOnlyForReadsOfSeedsNotCached) {
+  using D = Transformer::Direction;
+  auto writer = Envelope();
+  EXPECT_FALSE(writer->MayBlock("/k", D::kToStorage, ""));
+  std::string stored = *writer->ToStorage("v", "/k");
+  EXPECT_FALSE(writer->MayBlock("/k", D::kFromStorage, stored));
+  auto reader = Envelope();
+  EXPECT_TRUE(reader->MayBlock("/k", D::kFromStorage, stored));
+  ASSERT_TRUE(reader->FromStorage(stored, "/k", nullptr).ok());
+  EXPECT_FALSE(reader->MayBlock("/k", D::kFromStorage, stored));
+}
+
 TEST_F(KmsV2EnvelopeTest, OneDecryptPerSeedThenTheCacheServes) {
   auto writer = Envelope();
   std::vector<std::string> values;
