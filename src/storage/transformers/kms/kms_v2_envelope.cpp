@@ -7,6 +7,7 @@
 #include "storage/transformers/aes.h"
 #include "storage/transformers/kms/proto/kms_v2_encrypted_object.pb.h"
 #include "util/log.h"
+#include "util/strings.h"
 
 namespace capstan::storage::kms {
 
@@ -112,20 +113,28 @@ KmsV2Envelope::~KmsV2Envelope() {
 
 StatusOr<PluginStatus> KmsV2Envelope::HealthyStatus() const {
   auto st = client_->Status();
-  if (!st.ok()) return st.status();
-  if (st->healthz != "ok") return Internal("got unexpected healthz status: " + st->healthz);
-  if (st->version != "v2" && st->version != "v2beta1") return Internal("got unexpected version: " + st->version);
-  if (metrics_) metrics_->RecordKeyIdFromStatus(name_, st->key_id);
-  if (st->key_id.empty()) return Internal("failed to validate key id: keyID is empty");
-  if (st->key_id.size() > kKeyIdMaxSize) {
-    return Internal("got invalid KMSv2 KeyID hash \"" + transformers::Sha256Label(st->key_id) + "\": keyID is " +
-                    std::to_string(st->key_id.size()) + " bytes, which exceeds the max size of " +
-                    std::to_string(kKeyIdMaxSize));
+  if (!st.ok()) {
+    return Internal("failed to perform status section of the healthz check for KMS Provider " + name_ +
+                    ", error: " + st.status().message());
   }
+  std::vector<std::string> errors;
+  if (st->healthz != "ok") errors.push_back("got unexpected healthz status: " + st->healthz);
+  if (st->version != "v2" && st->version != "v2beta1") errors.push_back("expected KMSv2 API version v2, got " + st->version);
+  if (metrics_) metrics_->RecordKeyIdFromStatus(name_, st->key_id);
+  if (st->key_id.empty()) {
+    errors.push_back("got invalid KMSv2 KeyID hash \"\": keyID is empty");
+  } else if (st->key_id.size() > kKeyIdMaxSize) {
+    errors.push_back("got invalid KMSv2 KeyID hash \"" + transformers::Sha256Label(st->key_id) + "\": keyID is " +
+                     std::to_string(st->key_id.size()) + " bytes, which exceeds the max size of " +
+                     std::to_string(kKeyIdMaxSize));
+  }
+  if (!errors.empty()) return Unhealthy(errors.size() == 1 ? errors[0] : "[" + Join(errors, ", ") + "]");
   return st;
 }
 
-capstan::Status KmsV2Envelope::Healthy() const { return HealthyStatus().status(); }
+capstan::Status KmsV2Envelope::Unhealthy(const std::string& error) const {
+  return Internal("kmsv2 Provider " + name_ + " is not healthy, error: " + error);
+}
 
 capstan::Status KmsV2Envelope::Refresh() {
   std::lock_guard refreshing(refresh_mu_);  // one seed per key ID, whoever notices the change
@@ -147,7 +156,7 @@ capstan::Status KmsV2Envelope::Refresh() {
   if (metrics_) metrics_->RecordDekGeneration(generating, generated);
   if (!generated) return Internal("failed to generate DEK seed");
   auto enc = client_->Encrypt(NewUid(), state->seed);
-  if (!enc.ok()) return Internal("failed to encrypt DEK, error: " + enc.status().message());
+  if (!enc.ok()) return Unhealthy("failed to rotate DEK, error: " + enc.status().message());
   state->object.set_keyid(enc->key_id);
   state->object.set_encrypteddeksource(enc->ciphertext);
   state->object.set_encrypteddeksourcetype(v2::HKDF_SHA256_XNONCE_AES_GCM_SEED);
@@ -163,12 +172,7 @@ capstan::Status KmsV2Envelope::Refresh() {
 }
 
 capstan::Status KmsV2Envelope::Check() {
-  return check_.Run([this] {
-    capstan::Status st = Refresh();
-    if (st.ok()) return st;
-    return Internal("failed to perform status section of the healthz check for KMS Provider " + name_ +
-                    ", error: " + st.message());
-  });
+  return check_.Run([this] { return Refresh(); });
 }
 
 void KmsV2Envelope::CacheSourceLocked(const std::string& cache_key, std::string source) const {

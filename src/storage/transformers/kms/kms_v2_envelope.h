@@ -13,13 +13,15 @@
 // another key ID than the plugin's current one reads as stale (rewrite it). AES_GCM_KEY sources (kube
 // without KDF) read too.
 // Status is polled every minute (every 10 s while unhealthy); writes fail once no Status succeeded for
-// 3 minutes, as kube's. Healthy(): one Status call (healthz "ok", version v2, a key_id). Check(): the
+// 3 minutes, as kube's. A healthy Status: healthz "ok", version v2 (or v2beta1), a key ID of at most
+// 1 KiB; failures worded as kube's isKMSv2ProviderHealthyAndMaybeRotateDEK. Check(): the
 // kms-providers health check, whose result is kept 20 s when healthy and 3 s when not (kube's
 // kmsPluginHealthzPositiveTTL and NegativeTTL), so probes do not each call the plugin.
 //
-// Metrics (kms_metrics.h): each plugin call's latency, each key ID use, the DEK source cache size.
-// Not done yet: kube's other apiserver_envelope_encryption_* metrics; the calls block the calling
-// thread for at most the provider's timeout (a cache miss on a read, a seed after a key rotation).
+// Metrics (kms_metrics.h): each plugin call's latency, each key ID use and Status answer, the DEK
+// source cache size, cache misses, seed generation. A read whose seed is not cached calls the plugin
+// and blocks its thread for at most the provider's timeout; MayBlock says so, and the store then
+// reads on the blocking pool.
 // Thread-safety: thread-safe.
 #pragma once
 
@@ -63,8 +65,6 @@ class KmsV2Envelope : public KmsProvider {
   bool MayBlock(std::string_view key, Direction d, std::string_view stored) const override;
   StatusOr<std::string> FromStorage(std::string_view stored, std::string_view key, bool* stale) const override;
 
-  // One Status call: OK when the plugin is healthy (kube's kms-providers check for this provider).
-  capstan::Status Healthy() const;
   // Checks Status now and makes a new seed when the key ID changed (the poller does this on its own).
   capstan::Status Refresh();
   // The kms-providers health check of this provider: Refresh, with kube's message on failure; the
@@ -76,7 +76,9 @@ class KmsV2Envelope : public KmsProvider {
  private:
   struct WriteState;
   void Poll();
+  // One Status call, checked as kube checks it.
   StatusOr<PluginStatus> HealthyStatus() const;
+  capstan::Status Unhealthy(const std::string& error) const;
 
   void CacheSourceLocked(const std::string& cache_key, std::string source) const;
 

@@ -184,6 +184,27 @@ TEST_F(KmsV2EnvelopeTest, WithThePluginDownUncachedReadsFailClosedAndRecover) {
   EXPECT_TRUE(fresh->ToStorage("x", "/k/x").ok());
 }
 
+// A Status whose key ID kube's ValidateKeyID refuses makes the provider unhealthy, in kube's words,
+// and is counted by its error.
+TEST_F(KmsV2EnvelopeTest, AnInvalidKeyIdFromStatusIsUnhealthyAndCounted) {
+  MetricsRegistry reg;
+  KmsMetrics metrics(reg, "apiserver-x");
+  for (const auto& [id, error] : {std::pair<std::string, std::string>{"", "empty"}, {std::string(1025, 'k'), "too_long"}}) {
+    SetKeyId(id);
+    KmsV2Envelope env("test", NewKmsV2Client("unix://" + dir_ + "/kms.sock", std::chrono::seconds(2)), &metrics,
+                      {.healthy_check = std::chrono::milliseconds(0), .unhealthy_check = std::chrono::milliseconds(0)});
+    capstan::Status st = env.Check();
+    ASSERT_FALSE(st.ok());
+    EXPECT_EQ(st.message().rfind("kmsv2 Provider test is not healthy, error: got invalid KMSv2 KeyID hash \"", 0), 0u)
+        << st.message();
+    EXPECT_NE(reg.Expose().find("apiserver_envelope_encryption_invalid_key_id_from_status_total{error=\"" + error +
+                                "\",provider_name=\"test\"} "),
+              std::string::npos)
+        << reg.Expose();
+  }
+  EXPECT_EQ(reg.Expose().find("key_id_hash_status_last_timestamp_seconds{"), std::string::npos);
+}
+
 TEST_F(KmsV2EnvelopeTest, AHealthCheckResultIsKeptForItsTtl) {
   using std::chrono::milliseconds;
   auto env = Envelope({.healthy_check = milliseconds(600), .unhealthy_check = milliseconds(300)});
