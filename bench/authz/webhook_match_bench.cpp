@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "auth/authz/setup/authorization_setup.h"
+#include "cmd/authorization/authorization_setup.h"
 #include "authn_test_util.h"
 
 using namespace capstan;

@@ -16,7 +16,7 @@
 #include "api/apps/apps.h"
 #include "api/authorization/authorization.h"
 #include "api/rbac/rbac.h"
-#include "auth/authz/setup/authorization_setup.h"
+#include "cmd/authorization/authorization_setup.h"
 #include "api/autoscaling/autoscaling.h"
 #include "api/batch/batch.h"
 #include "api/catalog.h"

@@ -2,7 +2,7 @@
 // RbacPolicy snapshot, and kube's escalation check (ConfirmNoEscalation) on the same snapshot.
 //
 // The snapshot is built elsewhere (from informers over the RBAC resources, see
-// auth/authz/setup/policy_informers.h) and published with SetPolicy; a decision loads the current
+// cmd/authorization/policy_informers.h) and published with SetPolicy; a decision loads the current
 // shared_ptr<const RbacPolicy> atomically and visits only the bindings that name the caller.
 // Allow carries kube's reason ("RBAC: allowed by ClusterRoleBinding ..."); otherwise no opinion
 // with the binding resolution errors ("RBAC: [clusterrole.rbac.authorization.k8s.io "x" not found]").

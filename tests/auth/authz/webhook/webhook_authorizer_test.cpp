@@ -10,8 +10,8 @@
 
 #include "util/metrics.h"
 
-#include "auth/authz/setup/authorization_setup.h"
-#include "auth/authz/setup/webhook_config.h"
+#include "cmd/authorization/authorization_setup.h"
+#include "cmd/authorization/webhook_config.h"
 #include "authn_test_util.h"
 #include "server/http_client.h"
 

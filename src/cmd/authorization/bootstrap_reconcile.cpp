@@ -1,4 +1,4 @@
-#include "auth/authz/setup/bootstrap_reconcile.h"
+#include "cmd/authorization/bootstrap_reconcile.h"
 
 #include <algorithm>
 #include <atomic>

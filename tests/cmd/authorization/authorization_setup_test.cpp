@@ -2,7 +2,7 @@
 // (and restored), the informers keep the RBAC snapshot current, the escalation guard refuses grants
 // the caller does not hold unless it may escalate/bind, the reviews answer, and the aggregation
 // controller's rule union.
-#include "auth/authz/setup/authorization_setup.h"
+#include "cmd/authorization/authorization_setup.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 
 #include "api/core/core.h"
 #include "auth/authz/bootstrap_policy.h"
-#include "auth/authz/setup/bootstrap_reconcile.h"
+#include "cmd/authorization/bootstrap_reconcile.h"
 #include "controllers/api_client.h"
 #include "controllers/clusterroleaggregation/aggregation_controller.h"
 #include "endpoints/installer.h"

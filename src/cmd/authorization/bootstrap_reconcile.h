@@ -1,4 +1,4 @@
-// auth/authz/setup/bootstrap_reconcile.h: kube's rbac/bootstrap-roles post-start hook: makes the
+// cmd/authorization/bootstrap_reconcile.h: kube's rbac/bootstrap-roles post-start hook: makes the
 // default policy (auth/authz/bootstrap_policy.h) present, additively. A missing role or binding is
 // created; an existing one whose rbac.authorization.kubernetes.io/autoupdate annotation is not
 // "false" gains the rules, aggregation selectors, subjects, labels and annotations it lacks (extra

@@ -1,4 +1,4 @@
-#include "auth/authz/setup/webhook_config.h"
+#include "cmd/authorization/webhook_config.h"
 
 #include <boost/json.hpp>
 #include <filesystem>

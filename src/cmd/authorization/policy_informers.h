@@ -1,4 +1,4 @@
-// auth/authz/setup/policy_informers.h: keeps the authorizers' views of the API current: the RBAC
+// cmd/authorization/policy_informers.h: keeps the authorizers' views of the API current: the RBAC
 // authorizer's RbacPolicy snapshot (from informers over roles, clusterroles, rolebindings and
 // clusterrolebindings) and the Node authorizer's graph (from informers over pods and
 // persistentvolumeclaims).

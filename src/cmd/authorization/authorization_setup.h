@@ -1,4 +1,4 @@
-// auth/authz/setup/authorization_setup.h: everything authorization needs, built once by cmd/: the
+// cmd/authorization/authorization_setup.h: everything authorization needs, built once by cmd/: the
 // authorizer chain (system:masters first, then the AuthorizationConfiguration's authorizers in order:
 // from --authorization-config, or built from --authorization-mode and --authorization-webhook-* as
 // kube builds it), the RBAC and Node authorizers' informers, the bootstrap policy reconciliation,
@@ -34,7 +34,7 @@
 #include "auth/authz/authorizer_metrics.h"
 #include "auth/authz/node_authorizer.h"
 #include "auth/authz/rbac_authorizer.h"
-#include "auth/authz/setup/policy_informers.h"
+#include "cmd/authorization/policy_informers.h"
 #include "endpoints/api_registry.h"
 #include "server/http/http_client.h"
 #include "util/metrics.h"

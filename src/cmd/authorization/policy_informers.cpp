@@ -1,4 +1,4 @@
-#include "auth/authz/setup/policy_informers.h"
+#include "cmd/authorization/policy_informers.h"
 
 #include "controllers/informer.h"
 #include "controllers/run_scope.h"

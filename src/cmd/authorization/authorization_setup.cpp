@@ -1,14 +1,14 @@
-#include "auth/authz/setup/authorization_setup.h"
+#include "cmd/authorization/authorization_setup.h"
 
 #include <algorithm>
 
 #include "apimachinery/errors.h"
 #include "auth/authz/abac_authorizer.h"
-#include "auth/authz/setup/webhook_config.h"
+#include "cmd/authorization/webhook_config.h"
 #include "auth/authz/webhook_authorizer.h"
 #include "server/http_client.h"
-#include "auth/authz/setup/bootstrap_reconcile.h"
-#include "auth/authz/setup/policy_informers.h"
+#include "cmd/authorization/bootstrap_reconcile.h"
+#include "cmd/authorization/policy_informers.h"
 #include "util/log.h"
 #include "util/strings.h"
 

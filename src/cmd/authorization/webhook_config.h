@@ -1,4 +1,4 @@
-// auth/authz/setup/webhook_config.h: reads --authorization-webhook-config-file, a kubeconfig naming
+// cmd/authorization/webhook_config.h: reads --authorization-webhook-config-file, a kubeconfig naming
 // the webhook server (cluster server and CA), and the credentials to present (client certificate and
 // key, or a token), from the current context (or the only/first one). File or inline *-data fields.
 #pragma once
