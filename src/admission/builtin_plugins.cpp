@@ -27,6 +27,7 @@
 #include "admission/resource_quota.h"
 #include "admission/service_account.h"
 #include "admission/spec_policy_plugins.h"
+#include "admission/image_policy_webhook.h"
 #include "admission/validating_admission_policy.h"
 #include "admission/webhook_plugins.h"
 #include "util/feature_gate.h"
@@ -125,6 +126,10 @@ StatusOr<ChainBuild> BuildChain(const std::vector<std::string>& enable, const st
       auto ps = NewPodSecurityPlugin(deps);
       if (!ps.ok()) return ps.status();
       plugins.push_back(std::move(*ps));
+    } else if (name == "ImagePolicyWebhook") {
+      auto ipw = NewImagePolicyWebhookPlugin(deps);
+      if (!ipw.ok()) return ipw.status();
+      plugins.push_back(std::move(*ipw));
     } else if (name == "EventRateLimit") {
       auto erl = NewEventRateLimitPlugin(deps);
       if (!erl.ok()) return erl.status();

@@ -10,6 +10,7 @@
 #include "admission/authorize.h"
 #include "admission/owner_references.h"
 #include "admission/chain.h"
+#include "admission/image_policy_webhook.h"
 #include "admission/namespace_lifecycle.h"
 #include "admission/webhook_caller.h"
 #include "admission/webhook_source.h"
@@ -52,6 +53,8 @@ struct PluginDeps {
   // DefaultTolerationSeconds: --default-not-ready-toleration-seconds, --default-unreachable-toleration-seconds.
   int64_t not_ready_toleration_seconds = 300;
   int64_t unreachable_toleration_seconds = 300;
+  // ImagePolicyWebhook: reads its kubeConfigFile (none: the plugin cannot be built).
+  std::function<StatusOr<WebhookEndpoint>(const std::string& path)> load_webhook_kubeconfig;
   // EventRateLimit's buckets refill by this clock (none: the real one).
   const Clock* clock = nullptr;
 };

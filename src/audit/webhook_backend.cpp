@@ -32,13 +32,7 @@ Status WebhookBackend::Send(const std::vector<EventPtr>& events) {
       std::this_thread::sleep_for(std::chrono::nanoseconds(static_cast<int64_t>(backoff * (1 + jitter(rng)))));
       backoff *= opts_.backoff_factor;
     }
-    http::ClientRequest req;
-    req.method = "POST";
-    req.url = opts_.url;
-    req.headers.Set("Content-Type", "application/json");
-    req.headers.Set("Accept", "application/json, */*");
-    if (!opts_.bearer_token.empty()) req.headers.Set("Authorization", "Bearer " + opts_.bearer_token);
-    req.body = body;
+    http::ClientRequest req = http::JsonPost(opts_.url, body, opts_.bearer_token);
     req.timeout = opts_.timeout;
     auto resp = SyncWait(client_->Do(std::move(req)));
     if (!resp.ok()) {

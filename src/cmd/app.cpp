@@ -17,6 +17,7 @@
 #include "api/authorization/authorization.h"
 #include "api/rbac/rbac.h"
 #include "cmd/authorization/authorization_setup.h"
+#include "cmd/authorization/webhook_config.h"
 #include "api/autoscaling/autoscaling.h"
 #include "api/batch/batch.h"
 #include "api/catalog.h"
@@ -358,6 +359,11 @@ Status App::State::BuildAdmission() {
   pdeps.webhook.http = &s.audit->webhook_http();
   pdeps.webhook.resolve_service = MakeServiceResolver(s.apis);
   pdeps.webhook.metrics = &s.metrics;
+  pdeps.load_webhook_kubeconfig = [](const std::string& path) -> StatusOr<admission::WebhookEndpoint> {
+    auto target = authz::LoadWebhookKubeconfig(path);
+    if (!target.ok()) return target.status();
+    return admission::WebhookEndpoint{target->server, target->tls, target->bearer_token};
+  };
   pdeps.get = MakeObjectGetter(s.apis);
   pdeps.list = MakeObjectLister(s.apis);
   // ResourceQuota writes the quotas' status.used through resourcequotas/status before the object is stored.

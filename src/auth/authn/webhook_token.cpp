@@ -70,13 +70,7 @@ Task<AuthResult> WebhookTokenAuthenticator::AuthenticateToken(const std::string&
       co_await SleepFor(backoff);
       backoff = std::chrono::milliseconds(backoff.count() * 3 / 2);
     }
-    http::ClientRequest req;
-    req.method = "POST";
-    req.url = config_.client.server;
-    req.headers.Add("Content-Type", "application/json");
-    req.headers.Add("Accept", "application/json, */*");
-    if (!config_.client.bearer_token.empty()) req.headers.Add("Authorization", "Bearer " + config_.client.bearer_token);
-    req.body = body;
+    http::ClientRequest req = http::JsonPost(config_.client.server, body, config_.client.bearer_token);
     req.timeout = config_.request_timeout;
     req.max_response_bytes = 1 << 20;
     requests_.fetch_add(1, std::memory_order_relaxed);

@@ -100,13 +100,7 @@ Task<Result> WebhookAuthorizer::Authorize(const Attributes& a) {
       co_await SleepFor(backoff);
       backoff = backoff * 3 / 2;
     }
-    http::ClientRequest req;
-    req.method = "POST";
-    req.url = config_.server;
-    req.headers.Set("Content-Type", "application/json");
-    req.headers.Set("Accept", "application/json");
-    if (!config_.bearer_token.empty()) req.headers.Set("Authorization", "Bearer " + config_.bearer_token);
-    req.body = body;
+    http::ClientRequest req = http::JsonPost(config_.server, body, config_.bearer_token, "application/json");
     req.timeout = config_.request_timeout;
     calls_++;
     auto start = std::chrono::steady_clock::now();

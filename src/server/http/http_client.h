@@ -66,6 +66,20 @@ class HttpClientFactory {
   virtual StatusOr<std::unique_ptr<HttpClient>> NewClient(const ClientTlsConfig& tls) = 0;
 };
 
+// A webhook call as client-go's rest client makes it: POST of a JSON body, JSON accepted (`accept`),
+// with the kubeconfig user's bearer token when it has one.
+inline ClientRequest JsonPost(std::string url, std::string body, const std::string& bearer_token,
+                              std::string accept = "application/json, */*") {
+  ClientRequest req;
+  req.method = "POST";
+  req.url = std::move(url);
+  req.headers.Set("Content-Type", "application/json");
+  req.headers.Set("Accept", std::move(accept));
+  if (!bearer_token.empty()) req.headers.Set("Authorization", "Bearer " + bearer_token);
+  req.body = std::move(body);
+  return req;
+}
+
 // A URL split the way the client needs it.
 struct ParsedUrl {
   std::string scheme;  // "http" or "https"
