@@ -84,6 +84,24 @@ StatusOr<ImagePolicyConfig> ParseImagePolicyConfig(const std::optional<json::val
   return out;
 }
 
+StatusOr<ImageReviewAnswer> ParseImageReviewAnswer(std::string_view body) {
+  boost::system::error_code ec;
+  json::value v = json::parse(body, ec);
+  if (ec || !v.is_object()) return Status(500, "InternalError", "couldn't decode the webhook's ImageReview");
+  ImageReviewAnswer answer;
+  const auto* s = v.as_object().if_contains("status");
+  const json::object* status = s ? s->if_object() : nullptr;
+  if (!status) return answer;
+  if (const auto* a = status->if_contains("allowed"); a && a->is_bool()) answer.allowed = a->as_bool();
+  if (const auto* r = status->if_contains("reason"); r && r->is_string()) answer.reason = std::string(r->as_string());
+  if (const auto* aa = status->if_contains("auditAnnotations"); aa && aa->is_object()) {
+    for (const auto& [k, val] : aa->as_object()) {
+      if (val.is_string()) answer.audit_annotations.emplace_back(std::string(k), std::string(val.as_string()));
+    }
+  }
+  return answer;
+}
+
 ImagePolicyWebhook::ImagePolicyWebhook(const ImagePolicyConfig& config, WebhookEndpoint endpoint,
                                        std::unique_ptr<http::HttpClient> client)
     : config_(config), endpoint_(std::move(endpoint)), client_(std::move(client)) {}
@@ -138,24 +156,7 @@ Task<StatusOr<ImagePolicyWebhook::Answer>> ImagePolicyWebhook::Ask(const std::st
     if (resp->status < 200 || resp->status >= 300) {
       co_return Status(500, "InternalError", "Error contacting webhook: " + std::to_string(resp->status));
     }
-    boost::system::error_code ec;
-    json::value body = json::parse(resp->body, ec);
-    const json::object* status = nullptr;
-    if (!ec && body.is_object()) {
-      if (const auto* s = body.as_object().if_contains("status")) status = s->if_object();
-    }
-    if (ec || !body.is_object()) co_return Status(500, "InternalError", "couldn't decode the webhook's ImageReview");
-    Answer answer;
-    if (status) {
-      if (const auto* a = status->if_contains("allowed"); a && a->is_bool()) answer.allowed = a->as_bool();
-      if (const auto* r = status->if_contains("reason"); r && r->is_string()) answer.reason = std::string(r->as_string());
-      if (const auto* aa = status->if_contains("auditAnnotations"); aa && aa->is_object()) {
-        for (const auto& [k, v] : aa->as_object()) {
-          if (v.is_string()) answer.audit_annotations.emplace_back(std::string(k), std::string(v.as_string()));
-        }
-      }
-    }
-    co_return answer;
+    co_return ParseImageReviewAnswer(resp->body);
   }
   co_return last;
 }

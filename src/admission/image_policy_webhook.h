@@ -44,6 +44,15 @@ struct ImagePolicyConfig {
 // Decodes and normalizes the plugin's configuration with kube's errors (none given: "no config specified").
 StatusOr<ImagePolicyConfig> ParseImagePolicyConfig(const std::optional<boost::json::value>& config);
 
+// The status of the webhook's ImageReview answer (allowed, reason, auditAnnotations); an error when
+// the body is not a JSON object.
+struct ImageReviewAnswer {
+  bool allowed = false;
+  std::string reason;
+  std::vector<std::pair<std::string, std::string>> audit_annotations;
+};
+StatusOr<ImageReviewAnswer> ParseImageReviewAnswer(std::string_view body);
+
 // Where a webhook kubeconfig points (its cluster's server and CA, the user's credentials).
 struct WebhookEndpoint {
   std::string server;
@@ -60,11 +69,7 @@ class ImagePolicyWebhook : public Plugin {
   Task<Status> Validate(const Attributes& a) override;
 
  private:
-  struct Answer {
-    bool allowed = false;
-    std::string reason;
-    std::vector<std::pair<std::string, std::string>> audit_annotations;
-  };
+  using Answer = ImageReviewAnswer;
   // The webhook's answer to `review` (a serialized ImageReview), or the error after the retries.
   Task<StatusOr<Answer>> Ask(const std::string& review);
   std::optional<Answer> Cached(const std::string& key);
