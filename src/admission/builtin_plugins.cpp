@@ -40,11 +40,11 @@ const std::vector<std::string>& AllPluginsInOrder() {
       "AlwaysAdmit", "NamespaceAutoProvision", "NamespaceLifecycle", "NamespaceExists", "LimitPodHardAntiAffinityTopology",
       "LimitRanger", "ServiceAccount", "NodeRestriction", "TaintNodesByCondition", "AlwaysPullImages",
       "ImagePolicyWebhook", "PodSecurity", "PodNodeSelector", "Priority", "DefaultTolerationSeconds",
-      "PodTolerationRestriction", "EventRateLimit", "ExtendedResourceToleration", "PersistentVolumeLabel",
+      "PodTolerationRestriction", "EventRateLimit", "ExtendedResourceToleration",
       "DefaultStorageClass", "StorageObjectInUseProtection", "OwnerReferencesPermissionEnforcement",
       "PersistentVolumeClaimResize", "RuntimeClass", "CertificateApproval", "CertificateSigning",
       "ClusterTrustBundleAttest", "CertificateSubjectRestriction", "DefaultIngressClass", "DenyServiceExternalIPs",
-      "PodTopologyLabels", "MutatingAdmissionPolicy", "MutatingAdmissionWebhook", "ValidatingAdmissionPolicy",
+      "MutatingAdmissionPolicy", "MutatingAdmissionWebhook", "ValidatingAdmissionPolicy",
       "ValidatingAdmissionWebhook", "ResourceQuota", "AlwaysDeny"};
   return kOrder;
 }

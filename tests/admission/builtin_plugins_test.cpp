@@ -608,6 +608,24 @@ TEST(BuildChainTest, DefaultPluginsInKubesOrderAndUnknownNamesRefused) {
   auto bad = BuildChain({"NoSuchPlugin"}, {}, deps);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(), "enable-admission-plugins plugin \"NoSuchPlugin\" is unknown");
+  // kube 1.32 has neither (PersistentVolumeLabel went with the in-tree cloud providers; PodTopologyLabels
+  // comes in 1.33).
+  for (const std::string name : {"PersistentVolumeLabel", "PodTopologyLabels"}) {
+    EXPECT_EQ(BuildChain({name}, {}, deps).status().message(),
+              "enable-admission-plugins plugin \"" + name + "\" is unknown");
+  }
+  // kube 1.32's AllOrderedPlugins (pkg/kubeapiserver/options/plugins.go).
+  EXPECT_EQ(AllPluginsInOrder(),
+            std::vector<std::string>(
+                {"AlwaysAdmit", "NamespaceAutoProvision", "NamespaceLifecycle", "NamespaceExists",
+                 "LimitPodHardAntiAffinityTopology", "LimitRanger", "ServiceAccount", "NodeRestriction",
+                 "TaintNodesByCondition", "AlwaysPullImages", "ImagePolicyWebhook", "PodSecurity", "PodNodeSelector",
+                 "Priority", "DefaultTolerationSeconds", "PodTolerationRestriction", "EventRateLimit",
+                 "ExtendedResourceToleration", "DefaultStorageClass", "StorageObjectInUseProtection",
+                 "OwnerReferencesPermissionEnforcement", "PersistentVolumeClaimResize", "RuntimeClass",
+                 "CertificateApproval", "CertificateSigning", "ClusterTrustBundleAttest", "CertificateSubjectRestriction",
+                 "DefaultIngressClass", "DenyServiceExternalIPs", "MutatingAdmissionPolicy", "MutatingAdmissionWebhook",
+                 "ValidatingAdmissionPolicy", "ValidatingAdmissionWebhook", "ResourceQuota", "AlwaysDeny"}));
 }
 
 }  // namespace
