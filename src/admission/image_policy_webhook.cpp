@@ -37,6 +37,18 @@ StatusOr<nanoseconds> Normalize(nanoseconds scale, int64_t value, nanoseconds mi
   return v;
 }
 
+// kube's webhook.DefaultShouldRetry: a reset or lost connection, a 500 (InternalError), 504 (Timeout)
+// or 429, or a 5xx that asks for a later retry (Retry-After). A refused connection is not retried.
+bool ShouldRetry(const StatusOr<http::ClientResponse>& r) {
+  if (!r.ok()) {
+    const std::string& m = r.status().message();
+    return m.find("connection reset") != std::string::npos || m.find("connection lost") != std::string::npos;
+  }
+  const int code = r->status;
+  if (code == 500 || code == 504 || code == 429) return true;
+  return code > 500 && r->headers.Has("Retry-After");
+}
+
 }  // namespace
 
 StatusOr<ImagePolicyConfig> ParseImagePolicyConfig(const std::optional<json::value>& config) {
@@ -145,16 +157,18 @@ Task<StatusOr<ImagePolicyWebhook::Answer>> ImagePolicyWebhook::Ask(const std::st
       delay = delay * 3 / 2;  // Factor 1.5
     }
     auto resp = co_await client_->Do(req);
+    const bool retry = ShouldRetry(resp);
     if (!resp.ok()) {
-      last = resp.status();  // transport failures are retried, as kube's DefaultShouldRetry
-      continue;
-    }
-    if (resp->status == 429 || resp->status >= 500) {
-      last = Status(500, "InternalError", "Error contacting webhook: " + std::to_string(resp->status));
-      continue;
+      if (retry) {
+        last = resp.status();
+        continue;
+      }
+      co_return resp.status();
     }
     if (resp->status < 200 || resp->status >= 300) {
-      co_return Status(500, "InternalError", "Error contacting webhook: " + std::to_string(resp->status));
+      last = Status(500, "InternalError", "Error contacting webhook: " + std::to_string(resp->status));
+      if (retry) continue;
+      co_return last;
     }
     co_return ParseImageReviewAnswer(resp->body);
   }

@@ -4,8 +4,9 @@
 // the pod's annotations whose key contains ".image-policy.k8s.io/" and its namespace. A denial is a 403
 // ("image policy webhook backend denied one or more images: <reason>"); the review's auditAnnotations
 // become audit annotations "imagepolicywebhook.image-policy.k8s.io/<key>". Answers are cached by the
-// review's spec (1024 entries) for allowTTL or denyTTL. A webhook that cannot be reached after kube's
-// retries (5 tries, backoff from retryBackoff growing 1.5x) denies the pod, unless defaultAllow: then
+// review's spec (1024 entries) for allowTTL or denyTTL. A webhook that fails (after kube's retries of
+// a reset connection, a 500, 504 or 429: 5 tries, backoff from retryBackoff growing 1.5x; a refused
+// connection is not retried) denies the pod, unless defaultAllow: then
 // the pod is admitted and annotated alpha.image-policy.k8s.io/failed-open=true (the audit annotation
 // imagepolicywebhook.image-policy.k8s.io/failed-open too).
 //

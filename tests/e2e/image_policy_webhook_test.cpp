@@ -1,7 +1,8 @@
 // End-to-end ImagePolicyWebhook: the real build/capstan with the plugin enabled and configured from
 // --admission-control-config-file, kubectl 1.32 creating pods, and an HTTPS test webhook (reached
 // through its kubeconfig, trusting the test CA) that answers ImageReviews: it allows images, denies
-// "evil/" ones with a reason and an audit annotation, and fails for "flaky/" ones. A denial is kube's
+// "evil/" ones with a reason and an audit annotation, fails for "flaky/" ones (500: retried) and
+// refuses "forbidden/" ones (403: not retried). A denial is kube's
 // 403, answers are cached (no second call for the same review), a failing webhook is retried and then
 // fails the pod closed; with defaultAllow the pod is admitted and annotated failed-open.
 #include <gtest/gtest.h>
@@ -38,6 +39,7 @@ struct Webhook {
     }
     std::string images = json::serialize(review["spec"]);
     if (images.find("flaky/") != std::string::npos) return JsonReply(500, "{}");
+    if (images.find("forbidden/") != std::string::npos) return JsonReply(403, "{}");
     json::object status{{"allowed", images.find("evil/") == std::string::npos}};
     if (!status["allowed"].as_bool()) {
       status["reason"] = "evil images are not allowed";
@@ -119,6 +121,13 @@ TEST_F(ImagePolicyWebhookE2E, ImagesAreReviewedDeniedCachedAndFailClosed) {
   EXPECT_NE(flaky.err.find("pods \"flaky\" is forbidden: Error contacting webhook: 500"), std::string::npos) << flaky.err;
   EXPECT_EQ(webhook_.calls.load() - before_flaky, 5) << "kube's 5 tries";
   EXPECT_NE(server_->Kubectl({"get", "pod", "flaky"}).exit_code, 0);
+
+  // A 403 from the webhook is not retried: one call, the pod refused.
+  const int before_refused = webhook_.calls.load();
+  auto refused = Run("refused", "forbidden/app");
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("Error contacting webhook: 403"), std::string::npos) << refused.err;
+  EXPECT_EQ(webhook_.calls.load() - before_refused, 1);
 }
 
 TEST_F(ImagePolicyWebhookE2E, DefaultAllowAdmitsAndAnnotatesWhenTheWebhookFails) {
