@@ -295,6 +295,7 @@ Status App::State::OpenStorage() {
   s.storage = std::move(*storage_setup);
   s.backend = s.storage->TakeBackend();
   s.storage->StartCompactor(*s.backend);
+  s.storage->StartSnapshots(*s.backend);
   s.storage->StartSizeMonitor(*s.backend, s.metrics);
   auto objects = std::make_unique<storage::BackendObjectStore>(*s.backend, s.storage->transformer(), s.storage->codec());
   objects->set_lease_reuse_duration_seconds(o.lease_reuse_duration_seconds);

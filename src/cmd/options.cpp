@@ -30,6 +30,10 @@ constexpr CapstanFlag kCapstanFlags[] = {
      "Folder for the embedded store, the generated PKI and admin.kubeconfig."},
     {"storage-quota-bytes", FlagKind::kInt64, "2147483648",
      "Size limit of the embedded store; writes beyond it fail with \"database space exceeded\"."},
+    {"snapshot-interval", FlagKind::kDuration, "0s",
+     "How often to save a snapshot of the embedded store (as `capstan snapshot save`); 0 turns scheduled snapshots off."},
+    {"snapshot-retention", FlagKind::kInt, "5", "How many scheduled snapshots to keep; older ones are removed."},
+    {"snapshot-dir", FlagKind::kString, "", "Folder for scheduled snapshots (default <data-dir>/snapshots)."},
     {"max-request-body-bytes", FlagKind::kInt64, "3145728",
      "Largest request body accepted; a larger one is answered 413 RequestEntityTooLarge."},
     {"basic-auth-file", FlagKind::kString, "",
@@ -91,6 +95,19 @@ Status DurationSetter(std::chrono::nanoseconds& field, const char* flag, const s
 const std::map<std::string, Setter>& Setters() {
   static const std::map<std::string, Setter> kSetters = {
       {"data-dir", [](Options& o, const std::string& v) { o.data_dir = v; return Status(); }},
+      {"snapshot-interval",
+       [](Options& o, const std::string& v) {
+         o.snapshot_interval = *ParseGoDuration(v);
+         if (o.snapshot_interval.count() < 0) return Status(400, "BadRequest", "--snapshot-interval must not be negative");
+         return Status();
+       }},
+      {"snapshot-retention",
+       [](Options& o, const std::string& v) {
+         o.snapshot_retention = std::stoll(v, nullptr, 0);
+         if (o.snapshot_retention < 1) return Status(400, "BadRequest", "--snapshot-retention must be at least 1");
+         return Status();
+       }},
+      {"snapshot-dir", [](Options& o, const std::string& v) { o.snapshot_dir = v; return Status(); }},
       {"storage-quota-bytes",
        [](Options& o, const std::string& v) {
          o.storage_quota_bytes = std::stoll(v, nullptr, 0);

@@ -25,6 +25,11 @@ struct Options {
   // Capstan's own.
   std::string data_dir = "./capstan-data";
   int64_t storage_quota_bytes = 2LL << 30;
+  // Scheduled snapshots of the embedded store (cmd/storage_setup.h): every interval (0: off), the
+  // newest `retention` kept in snapshot_dir (empty: <data_dir>/snapshots).
+  std::chrono::nanoseconds snapshot_interval{0};
+  int64_t snapshot_retention = 5;
+  std::string snapshot_dir;
 
   // Serving.
   std::string bind_address = "127.0.0.1";

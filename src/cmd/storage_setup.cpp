@@ -12,6 +12,7 @@
 #include "storage/etcd3/etcd3_backend.h"
 #include "storage/etcd3/etcd3_client.h"
 #include "storage/etcd3/health_check.h"
+#include "storage/embedded/snapshot_scheduler.h"
 #include "storage/transformers/config_reloader.h"
 #include "storage/transformers/kms/kms_metrics.h"
 #include "storage/transformers/kms/kms_provider.h"
@@ -93,6 +94,11 @@ StatusOr<std::unique_ptr<StorageSetup>> StorageSetup::Open(const Options& o, Met
                                                                                 : o.storage_media_type);
   if (!media_type.ok()) return media_type.status();
   s->codec_ = std::make_unique<storage::StorageCodec>(*media_type, protobuf);
+  if (!o.etcd_servers.empty() && o.snapshot_interval.count() > 0) {
+    return Status(400, "BadRequest",
+                  "--snapshot-interval schedules snapshots of the embedded store; with --etcd-servers, take etcd's "
+                  "with etcdctl snapshot save");
+  }
   if (o.encryption_provider_config.empty() && o.encryption_provider_config_automatic_reload) {
     return Status(400, "BadRequest",
                   "--encryption-provider-config-automatic-reload must be set with --encryption-provider-config");
@@ -177,6 +183,13 @@ void StorageSetup::StartCompactor(storage::Backend& backend) {
   if (options_.etcd_servers.empty()) return;
   compactor_ = std::make_unique<storage::etcd3::Compactor>(backend);
   compactor_->Start(duration_cast<milliseconds>(options_.etcd_compaction_interval));
+}
+
+void StorageSetup::StartSnapshots(storage::Backend& backend) {
+  if (options_.snapshot_interval.count() == 0) return;
+  const std::string dir = options_.snapshot_dir.empty() ? options_.data_dir + "/snapshots" : options_.snapshot_dir;
+  snapshots_ = std::make_unique<storage::embedded::SnapshotScheduler>(backend, dir, options_.snapshot_interval,
+                                                                     options_.snapshot_retention);
 }
 
 void StorageSetup::StartSizeMonitor(storage::Backend& backend, MetricsRegistry& metrics) {

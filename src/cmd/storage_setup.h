@@ -47,6 +47,9 @@ namespace capstan::storage::transformers {
 class ResourceTransformers;
 class ConfigReloader;
 }
+namespace capstan::storage::embedded {
+class SnapshotScheduler;
+}
 namespace capstan::storage::kms {
 class KmsProvider;
 struct KmsMetrics;
@@ -75,6 +78,8 @@ class StorageSetup {
   const storage::StorageCodec* codec() const { return codec_.get(); }
   // Starts the compactor on `backend` (etcd only).
   void StartCompactor(storage::Backend& backend);
+  // --snapshot-interval: scheduled snapshots of the embedded store (storage/embedded/snapshot_scheduler.h).
+  void StartSnapshots(storage::Backend& backend);
   // apiserver_storage_size_bytes for `backend` in /metrics (storage/size_monitor.h).
   void StartSizeMonitor(storage::Backend& backend, MetricsRegistry& metrics);
   void AddHealthChecks(server::HealthChecks& health, storage::Backend& backend);
@@ -110,6 +115,7 @@ class StorageSetup {
   // With several endpoints: a health client of each member alone (same order as --etcd-servers).
   std::vector<std::unique_ptr<storage::etcd3::EtcdHealth>> member_health_;
   std::unique_ptr<storage::etcd3::Compactor> compactor_;
+  std::unique_ptr<storage::embedded::SnapshotScheduler> snapshots_;
   std::unique_ptr<storage::SizeMonitor> size_monitor_;
   std::unique_ptr<storage::kms::KmsMetrics> kms_metrics_;  // before the transformers (KMS providers use it)
   std::unique_ptr<storage::transformers::TransformationMetrics> transformation_metrics_;  // before transformers_

@@ -6,6 +6,7 @@
 //    refused; a corrupted or truncated snapshot is refused with a clear message and leaves nothing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/json.hpp>
 #include <filesystem>
@@ -144,6 +145,65 @@ TEST_F(SnapshotE2E, SaveDuringWritesRestoresEveryAcknowledgedWriteUpToItsRevisio
     }
   }
   EXPECT_GT(above, 0) << "the writes went on during and after the save";
+}
+
+// --snapshot-interval: a serving server saves snapshots on its own, keeps the newest
+// --snapshot-retention of them in --snapshot-dir (0700), and what it saved restores with `capstan
+// snapshot restore` and serves the objects written before it.
+TEST_F(SnapshotE2E, ScheduledSnapshotsAreTakenPrunedAndRestore) {
+  const std::string a = dir_ + "/a", snaps = dir_ + "/snaps";
+  fs::create_directories(snaps);
+  std::ofstream(snaps + "/notes.txt") << "left alone\n";  // not a snapshot: never pruned
+  server_ = std::make_unique<ServerProcess>(
+      std::vector<std::string>{"--snapshot-interval=300ms", "--snapshot-retention=2", "--snapshot-dir=" + snaps}, a);
+  ASSERT_TRUE(server_->ok()) << server_->error() << server_->log();
+  ASSERT_EQ(server_->Kubectl({"create", "configmap", "before-snapshot", "--from-literal=k=v"}).exit_code, 0);
+  const size_t created_at = server_->log().size();
+  auto ours = [&] {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(snaps, ec)) {
+      std::string n = e.path().filename().string();
+      if (n.rfind("capstan-snapshot-", 0) == 0) names.push_back(n);
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  // Wait for two saves logged after the create (the second began after it) and a removal: more
+  // snapshots than are kept.
+  auto saves_after = [&] {
+    std::string log = server_->log();
+    int n = 0;
+    for (size_t p = log.find("snapshot saved", created_at); p != std::string::npos; p = log.find("snapshot saved", p + 1)) ++n;
+    return n;
+  };
+  for (int i = 0; i < 200 && (saves_after() < 2 || server_->log().find("snapshot removed") == std::string::npos); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_GE(saves_after(), 2) << server_->log();
+  ASSERT_NE(server_->log().find("snapshot removed"), std::string::npos) << server_->log();
+  auto names = ours();
+  EXPECT_LE(names.size(), 2u);
+  ASSERT_FALSE(names.empty());
+  EXPECT_TRUE(fs::exists(snaps + "/notes.txt"));
+  EXPECT_EQ(fs::status(snaps).permissions() & fs::perms::all, fs::perms::owner_all);
+  const std::string newest = snaps + "/" + names.back();
+  ASSERT_EQ(Snapshot({"status", newest, "--write-out=json"}).exit_code, 0);
+  server_.reset();
+  const std::string b = dir_ + "/b";
+  auto restored = Snapshot({"restore", newest, "--data-dir", b});
+  ASSERT_EQ(restored.exit_code, 0) << restored.err;
+  restored_ = std::make_unique<ServerProcess>(std::vector<std::string>{}, b);
+  ASSERT_TRUE(restored_->ok()) << restored_->error() << restored_->log();
+  EXPECT_EQ(restored_->Kubectl({"get", "configmap", "before-snapshot", "-o", "jsonpath={.data.k}"}).out, "v");
+}
+
+TEST_F(SnapshotE2E, ScheduledSnapshotsNeedTheEmbeddedStore) {
+  server_ = std::make_unique<ServerProcess>(
+      std::vector<std::string>{"--snapshot-interval=1m", "--etcd-servers=http://127.0.0.1:1"}, dir_ + "/a");
+  EXPECT_FALSE(server_->ok());
+  EXPECT_NE(server_->log().find("--snapshot-interval schedules snapshots of the embedded store"), std::string::npos)
+      << server_->log();
 }
 
 TEST_F(SnapshotE2E, CorruptedAndTruncatedSnapshotsAreRefusedAndLeaveNothing) {

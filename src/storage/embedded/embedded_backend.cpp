@@ -41,6 +41,8 @@ class EmbeddedBackend final : public Backend {
     metrics_ = std::make_unique<StoreMetrics>(*opts_.metrics);
   }
 
+  const MvccStore& store() const { return *store_; }
+
   Status Init() {
     MvccOptions mo;
     mo.dir = opts_.dir;
@@ -257,6 +259,12 @@ class EmbeddedBackend final : public Backend {
 };
 
 }  // namespace
+
+StatusOr<SnapshotStatus> SaveBackendSnapshot(Backend& backend, const std::string& file) {
+  auto* embedded = dynamic_cast<EmbeddedBackend*>(&backend);
+  if (!embedded) return Status(400, "BadRequest", "snapshots are taken of the embedded store only");
+  return SaveSnapshotWith([embedded](int fd) { return embedded->store().CopyTo(fd); }, file);
+}
 
 StatusOr<std::unique_ptr<Backend>> OpenEmbeddedBackend(EmbeddedOptions options) {
   if (options.dir.empty()) return Status::Storage(StorageCode::kInvalidArgument, "embedded store: no data dir given");

@@ -22,6 +22,7 @@
 
 #include "apimachinery/status.h"
 #include "storage/backend.h"
+#include "storage/embedded/snapshot.h"
 #include "util/clock.h"
 #include "util/metrics.h"
 
@@ -46,6 +47,10 @@ struct EmbeddedOptions {
 };
 
 StatusOr<std::unique_ptr<Backend>> OpenEmbeddedBackend(EmbeddedOptions options);
+
+// A snapshot (snapshot.h) of the store `backend` serves, taken while it serves; `backend` must be
+// one OpenEmbeddedBackend made (else a 400).
+StatusOr<SnapshotStatus> SaveBackendSnapshot(Backend& backend, const std::string& file);
 
 }  // namespace capstan::storage::embedded
 

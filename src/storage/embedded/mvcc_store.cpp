@@ -235,4 +235,10 @@ Status MvccStore::Check() const {
   return Status::Ok();
 }
 
+Status MvccStore::CopyTo(int fd) const {
+  int rc = mdb_env_copyfd2(env_->env(), fd, MDB_CP_COMPACT);
+  if (rc != 0) return Status(500, "InternalError", std::string("cannot copy the store: ") + mdb_strerror(rc));
+  return Status::Ok();
+}
+
 }  // namespace capstan::storage::embedded

@@ -74,6 +74,9 @@ class MvccStore {
   size_t key_count() const;
   int64_t quota_bytes() const { return options_.quota_bytes; }
   int64_t FileBytes() const { return env_->FileBytes(); }
+  // LMDB's compacting copy of the store to `fd`, in one read transaction (the store at one revision;
+  // writes go on).
+  Status CopyTo(int fd) const;
 
   // --- writer thread ---
   Status BeginBatch(WriteBatch& b);

@@ -116,6 +116,11 @@ StatusOr<SnapshotStatus> SaveSnapshot(const std::string& store_dir, const std::s
   if (!fs::is_regular_file(store_dir + "/data.mdb", ec)) {
     return Status(404, "NotFound", "no embedded store in " + store_dir + " (" + store_dir + "/data.mdb does not exist)");
   }
+  return SaveSnapshotWith([&](int fd) { return CopyEnvironment(store_dir, fd); }, file);
+}
+
+StatusOr<SnapshotStatus> SaveSnapshotWith(const std::function<Status(int fd)>& copy_to, const std::string& file) {
+  std::error_code ec;
   const std::string partial = file + ".partial";
   const std::string work = file + ".partial.d";
   fs::remove_all(work, ec);
@@ -133,7 +138,7 @@ StatusOr<SnapshotStatus> SaveSnapshot(const std::string& store_dir, const std::s
     cleanup();
     return st;
   }
-  Status copied = CopyEnvironment(store_dir, fd);
+  Status copied = copy_to(fd);
   if (copied.ok() && ::fsync(fd) != 0) copied = Errno("cannot sync", copy);
   ::close(fd);
   if (!copied.ok()) {

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "apimachinery/status.h"
@@ -32,6 +33,9 @@ struct SnapshotStatus {
 };
 
 StatusOr<SnapshotStatus> SaveSnapshot(const std::string& store_dir, const std::string& file);
+// The same from the store a server in this process has open (LMDB allows one environment per file
+// and process): `copy` writes the store's compacting copy to a file descriptor.
+StatusOr<SnapshotStatus> SaveSnapshotWith(const std::function<Status(int fd)>& copy, const std::string& file);
 StatusOr<SnapshotStatus> ReadSnapshotStatus(const std::string& file);
 StatusOr<SnapshotStatus> RestoreSnapshot(const std::string& file, const std::string& store_dir);
 
