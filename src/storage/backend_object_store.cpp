@@ -302,9 +302,7 @@ Task<StatusOr<ListResult>> BackendObjectStore::GetList(const std::string& key, c
     }
     if (count < 0) count = resp->count;
     bool limit_reached = false;
-    const bool may_block = std::any_of(resp->kvs.begin(), resp->kvs.end(),
-                                       [&](const KeyValue& kv) { return ReadMayBlock(kv.key, kv.value); });
-    Status decoded = co_await Transforming(may_block, [&]() -> Status {
+    Status decoded = co_await Transforming(BatchMayBlock(key), [&]() -> Status {
       for (size_t i = 0; i < resp->kvs.size(); ++i) {
         const auto& kv = resp->kvs[i];
         last_key = kv.key;
@@ -504,11 +502,7 @@ class BackendWatch : public ObjectWatch {
           }
           continue;
         }
-        const bool may_block = std::any_of(resp.events.begin(), resp.events.end(), [&](const WatchEvent& ev) {
-          return store_.ReadMayBlock(ev.kv.key, ev.kv.value) ||
-                 (ev.prev_kv && store_.ReadMayBlock(ev.prev_kv->key, ev.prev_kv->value));
-        });
-        co_await BackendObjectStore::Transforming(may_block, [&] {
+        co_await BackendObjectStore::Transforming(store_.BatchMayBlock(key_), [&] {
           for (auto& ev : resp.events) Translate(ev, out);
           return true;
         });

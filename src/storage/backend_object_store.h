@@ -43,6 +43,8 @@ class BackendObjectStore : public ObjectStore {
   bool WriteMayBlock(std::string_view key) const {
     return transformer_->MayBlock(key, Transformer::Direction::kToStorage, {});
   }
+  // Whether a batch of values under `key` (a list page, a watch response) is transformed off the I/O thread.
+  bool BatchMayBlock(std::string_view key) const { return transformer_->UsesPlugin(key); }
   // Runs `step` (transformations) on the blocking pool when `may_block`, else right here.
   template <class F>
   static Task<std::invoke_result_t<F&>> Transforming(bool may_block, F step) {

@@ -22,6 +22,10 @@ class Transformer {
   // the value to read (kFromStorage); empty for a write.
   enum class Direction { kToStorage, kFromStorage };
   virtual bool MayBlock(std::string_view key, Direction d, std::string_view stored) const { return false; }
+  // Whether any value under `key` may be transformed by a provider that calls another process: the
+  // store's batches (a list page, a watch response) then transform on the blocking pool in one hop,
+  // without asking MayBlock of each value.
+  virtual bool UsesPlugin(std::string_view key) const { return false; }
 };
 
 class IdentityTransformer : public Transformer {

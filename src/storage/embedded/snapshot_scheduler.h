@@ -4,8 +4,8 @@
 // Every interval a thread saves a snapshot (snapshot.h's container, the same file `capstan snapshot
 // save` writes; `capstan snapshot restore` takes it) to <dir>/capstan-snapshot-<UTC time>.db, the
 // name sorting as the time does, then removes the oldest of those files beyond `retention`. Other
-// files in the folder are left alone. A failed save is logged and counted; the next one is tried
-// at the next interval. Snapshots read in one read transaction: writes are never blocked.
+// files in the folder are left alone. A failed save is logged; the next one is tried at the
+// next interval. Snapshots read in one read transaction: writes are never blocked.
 //
 // Thread-safety: constructed and destroyed by one thread; the destructor stops the thread.
 #pragma once

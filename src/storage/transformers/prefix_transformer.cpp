@@ -58,6 +58,10 @@ std::string PrefixTransformers::ReadLabel(std::string_view stored) const {
   return "unknown";
 }
 
+bool PrefixTransformers::UsesPlugin(std::string_view key) const {
+  return std::any_of(entries_.begin(), entries_.end(), [&](const PrefixEntry& e) { return e.transformer->UsesPlugin(key); });
+}
+
 bool PrefixTransformers::MayBlock(std::string_view key, Direction d, std::string_view stored) const {
   // A write uses the first provider; a read the providers whose prefix the value has.
   if (d == Direction::kToStorage) return entries_.front().transformer->MayBlock(key, d, stored);

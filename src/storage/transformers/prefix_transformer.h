@@ -32,6 +32,7 @@ class PrefixTransformers : public Transformer {
   StatusOr<std::string> ToStorage(std::string_view data, std::string_view key) const override;
   StatusOr<std::string> FromStorage(std::string_view stored, std::string_view key, bool* stale) const override;
   bool MayBlock(std::string_view key, Direction d, std::string_view stored) const override;
+  bool UsesPlugin(std::string_view key) const override;
 
   // kube's transformer_prefix label (transformation_metrics.h) of a write: the first provider's whole
   // prefix ("" for identity, as kube's); and of a read of `stored`: the whole prefix of the first

@@ -116,6 +116,8 @@ StatusOr<std::string> ResourceTransformers::FromStorage(std::string_view stored,
   return out;
 }
 
+bool ResourceTransformers::UsesPlugin(std::string_view key) const { return For(ResourceOf(key))->UsesPlugin(key); }
+
 bool ResourceTransformers::MayBlock(std::string_view key, Direction d, std::string_view stored) const {
   return For(ResourceOf(key))->MayBlock(key, d, stored);
 }

@@ -44,6 +44,7 @@ class ResourceTransformers : public Transformer {
   StatusOr<std::string> ToStorage(std::string_view data, std::string_view key) const override;
   StatusOr<std::string> FromStorage(std::string_view stored, std::string_view key, bool* stale) const override;
   bool MayBlock(std::string_view key, Direction d, std::string_view stored) const override;
+  bool UsesPlugin(std::string_view key) const override;
 
   // The group resource a key belongs to, and the transformer used for it (for tests and logs).
   GroupResource ResourceOf(std::string_view key) const;

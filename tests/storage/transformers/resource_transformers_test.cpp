@@ -219,6 +219,17 @@ TEST(ResourceTransformers, RecordKubesTransformationMetrics) {
       << text;
 }
 
+// Only KMS providers call another process: no value of an aescbc or identity resource leaves the
+// I/O thread.
+TEST(ResourceTransformers, NoProviderButKmsUsesAPlugin) {
+  auto t = Build(Config("[secrets]", {{"aescbc", "keyA"}, {"identity", ""}}));
+  ASSERT_TRUE(t);
+  EXPECT_FALSE(t->UsesPlugin("/registry/secrets/ns/a"));
+  EXPECT_FALSE(t->UsesPlugin("/registry/configmaps/ns/a"));
+  std::string stored = *t->ToStorage("x", "/registry/secrets/ns/a");
+  EXPECT_FALSE(t->MayBlock("/registry/secrets/ns/a", Transformer::Direction::kFromStorage, stored));
+}
+
 TEST(TransformationStatusTest, IsTheGrpcCodeOfAFailedPluginCall) {
   EXPECT_EQ(TransformationStatus(Status()), "OK");
   EXPECT_EQ(TransformationStatus(Status(500, "InternalError",

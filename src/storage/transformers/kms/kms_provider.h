@@ -20,7 +20,8 @@ class KmsProvider : public Transformer {
   virtual capstan::Status Check() = 0;
   // "v1" or "v2": the configuration's kms apiVersion.
   virtual std::string_view api_version() const = 0;
-  // Implementations: v1 writes always (each encrypts a new DEK), v2 writes never (they use the seed
+  bool UsesPlugin(std::string_view) const override { return true; }
+  // MayBlock, in the implementations: v1 writes always (each encrypts a new DEK), v2 writes never (they use the seed
   // the health check made); reads when the value's DEK is not cached.
 };
 

@@ -149,6 +149,7 @@ TEST_F(KmsV1EnvelopeTest, KubesMetricsCountDekGenerationCacheMissesAndArrivals) 
 TEST_F(KmsV1EnvelopeTest, MayBlockForWritesAndForReadsOfDeksNotCached) {
   using D = Transformer::Direction;
   KmsV1Envelope writer(Config()), reader(Config());
+  EXPECT_TRUE(writer.UsesPlugin("/k"));
   EXPECT_TRUE(writer.MayBlock("/k", D::kToStorage, ""));
   std::string stored = *writer.ToStorage("v", "/k");
   EXPECT_FALSE(writer.MayBlock("/k", D::kFromStorage, stored));
